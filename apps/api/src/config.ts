@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { baseConfigSchema, parseConfig } from "@loopsmith/core";
+
+export const apiConfigSchema = baseConfigSchema.extend({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+});
+export type ApiConfig = z.output<typeof apiConfigSchema>;
+
+export function loadApiConfig(env: Record<string, string | undefined>): Readonly<ApiConfig> {
+  return parseConfig(apiConfigSchema, env);
+}

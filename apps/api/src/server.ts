@@ -1,0 +1,50 @@
+import Docker from "dockerode";
+import { Redis } from "ioredis";
+import { ConfigError, createLogger } from "@loopsmith/core";
+import { createPrisma } from "@loopsmith/db";
+import { sandboxImageTag } from "@loopsmith/sandbox";
+import { build } from "./app";
+import { loadApiConfig } from "./config";
+import { realReadiness } from "./readiness";
+
+function loadOrExit() {
+  try {
+    return loadApiConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`loopsmith-api: ${e.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw e;
+  }
+}
+
+const config = loadOrExit();
+const log = createLogger({ name: "loopsmith-api", level: config.LOG_LEVEL });
+const prisma = createPrisma(config.DATABASE_URL);
+// Readiness must answer quickly when Redis is down, not queue commands until it returns.
+const redis = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+redis.on("error", (err) => log.debug({ err }, "redis connection error"));
+redis.connect().catch(() => undefined);
+const docker = config.DOCKER_HOST ? new Docker({ host: config.DOCKER_HOST }) : new Docker();
+const sandboxImage = config.SANDBOX_IMAGE ?? sandboxImageTag();
+
+const app = await build({
+  logger: log,
+  readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
+  readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
+});
+
+let closing = false;
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  log.info({ signal }, "shutting down");
+  await app.close();
+  await Promise.allSettled([prisma.$disconnect(), redis.quit()]);
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
+
+await app.listen({ host: config.HOST, port: config.PORT });

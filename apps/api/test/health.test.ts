@@ -1,0 +1,84 @@
+import Docker from "dockerode";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma } from "@loopsmith/db";
+import { sandboxImageTag } from "@loopsmith/sandbox";
+import { build } from "../src/app";
+import { realReadiness } from "../src/readiness";
+import { closedPort, DATABASE_URL, REDIS_URL } from "../../../tests/support/services";
+
+const prisma = createPrisma(DATABASE_URL);
+const redis = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+const docker = new Docker();
+let deadRedis: Redis;
+
+beforeAll(async () => {
+  await redis.connect();
+  deadRedis = new Redis({ port: await closedPort(), lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  deadRedis.on("error", () => undefined);
+  deadRedis.connect().catch(() => undefined);
+});
+afterAll(async () => {
+  await prisma.$disconnect();
+  redis.disconnect();
+  deadRedis.disconnect();
+});
+
+describe("GET /healthz", () => {
+  it("answers 200 without touching any dependency", async () => {
+    const app = await build({ logger: false, readiness: realReadiness({ prisma, redis: deadRedis, docker, sandboxImage: "nope:nope" }) });
+    const res = await app.inject({ method: "GET", url: "/healthz" });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: "ok" });
+    await app.close();
+  });
+});
+
+describe("GET /readyz", () => {
+  it("is 200 when Postgres, Redis, the Docker engine and the sandbox image are all there", async () => {
+    const app = await build({ logger: false, readiness: realReadiness({ prisma, redis, docker, sandboxImage: sandboxImageTag() }) });
+    const res = await app.inject({ method: "GET", url: "/readyz" });
+    const body = res.json();
+    expect(body.missing, JSON.stringify(body)).toEqual([]);
+    expect(res.statusCode).toBe(200);
+    expect(body.status).toBe("ready");
+    for (const name of ["postgres", "redis", "docker", "sandbox_image"]) expect(body.checks[name].ok).toBe(true);
+    await app.close();
+  });
+
+  it("is 503 naming Redis and the sandbox image when they are not there", async () => {
+    const app = await build({
+      logger: false,
+      readyCheckTimeoutMs: 1500,
+      readiness: realReadiness({ prisma, redis: deadRedis, docker, sandboxImage: "loopsmith/does-not-exist:0" }),
+    });
+    const res = await app.inject({ method: "GET", url: "/readyz" });
+    expect(res.statusCode).toBe(503);
+    const body = res.json();
+    expect(body.status).toBe("not_ready");
+    expect(body.missing.sort()).toEqual(["redis", "sandbox_image"]);
+    expect(body.checks.sandbox_image.detail).toContain("loopsmith/does-not-exist:0");
+    expect(body.checks.postgres.ok).toBe(true);
+    await app.close();
+  });
+
+  it("is 503 naming Postgres when the database is unreachable", async () => {
+    const deadPrisma = createPrisma(`postgresql://postgres:postgres@127.0.0.1:${await closedPort()}/loopsmith`);
+    const app = await build({ logger: false, readiness: realReadiness({ prisma: deadPrisma, redis, docker, sandboxImage: sandboxImageTag() }) });
+    const res = await app.inject({ method: "GET", url: "/readyz" });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().missing).toEqual(["postgres"]);
+    await app.close();
+    await deadPrisma.$disconnect();
+  });
+});
+
+describe("errors", () => {
+  it("an unknown route is a 404 with the error shape", async () => {
+    const app = await build({ logger: false, readiness: realReadiness({ prisma, redis, docker, sandboxImage: "x:y" }) });
+    const res = await app.inject({ method: "GET", url: "/nope" });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: { code: "LS_ERR_NOT_FOUND", message: "No route GET /nope.", details: null } });
+    await app.close();
+  });
+});

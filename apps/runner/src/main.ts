@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import Docker from "dockerode";
+import { Redis } from "ioredis";
+import { ConfigError, createLogger } from "@loopsmith/core";
+import { createDockerSandbox, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
+import { loadRunnerConfig } from "./config";
+import { sandboxSelfCheck } from "./self-check";
+import { createGoalWorker } from "./worker";
+
+function loadOrExit() {
+  try {
+    return loadRunnerConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`loopsmith-runner: ${e.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw e;
+  }
+}
+
+const config = loadOrExit();
+const runnerId = config.RUNNER_ID ?? `runner-${randomBytes(4).toString("hex")}`;
+const log = createLogger({ name: "loopsmith-runner", level: config.LOG_LEVEL }).child({ runnerId });
+const docker = config.DOCKER_HOST ? new Docker({ host: config.DOCKER_HOST }) : new Docker();
+const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
+const sandbox = createDockerSandbox({ docker, image, runnerId, log });
+
+try {
+  // Containers carry the runner's label; anything still labelled belongs to a runner that died.
+  const removed = await removeLeftovers(docker, {});
+  if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
+  const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
+  log.info({ image, ...check }, "sandbox self-check passed");
+} catch (err) {
+  log.fatal({ err }, "start-up failed");
+  process.exit(1);
+}
+
+// BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
+const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+const worker = createGoalWorker({
+  connection,
+  prefix: config.QUEUE_PREFIX,
+  concurrency: config.RUNNER_CONCURRENCY,
+  log,
+  // The closed loop plugs in here. Until then a goal job is acknowledged and logged.
+  handle: async (job, meta) => {
+    log.info({ ...job, ...meta }, "goal job received");
+    return { acknowledged: true, runnerId };
+  },
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, "stopping: finishing the job in hand");
+  const timer = setTimeout(() => {
+    // Past the grace period, release the job: its lock lapses and another runner picks it up.
+    log.warn("grace period over: releasing active jobs");
+    void worker.close(true).finally(() => process.exit(0));
+  }, config.SHUTDOWN_GRACE_MS);
+  await worker.close();
+  clearTimeout(timer);
+  await connection.quit().catch(() => undefined);
+  log.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
+
+await worker.waitUntilReady();
+void worker.run();
+log.info({ queue: worker.name, prefix: config.QUEUE_PREFIX, concurrency: config.RUNNER_CONCURRENCY }, "runner ready");

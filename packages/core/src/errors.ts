@@ -1,0 +1,41 @@
+// The one error catalog. Every error that can leave a process has a stable code, an HTTP status and a
+// retryable flag. Codes are never reused or renamed: clients match on them.
+export const ERROR_CATALOG = {
+  LS_ERR_VALIDATION: { status: 400, retryable: false, message: "The request is invalid." },
+  LS_ERR_NOT_FOUND: { status: 404, retryable: false, message: "Not found." },
+  LS_ERR_NOT_READY: { status: 503, retryable: true, message: "A dependency is not ready." },
+  LS_ERR_CONFIG: { status: 500, retryable: false, message: "The server configuration is invalid." },
+  LS_ERR_INTERNAL: { status: 500, retryable: true, message: "Internal error." },
+} as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export class LoopSmithError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message?: string, details?: unknown) {
+    super(message ?? ERROR_CATALOG[code].message);
+    this.name = "LoopSmithError";
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.retryable = ERROR_CATALOG[code].retryable;
+    this.details = details;
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, details: this.details ?? null } };
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details: unknown };
+}
+
+/** Errors crossing a process boundary (job results, logs) are matched by code, never by instanceof. */
+export function errorCodeOf(e: unknown): ErrorCode | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code in ERROR_CATALOG ? (code as ErrorCode) : undefined;
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+export const healthzResponse = z.object({ status: z.literal("ok") }).meta({ id: "Healthz" });
+
+export const dependencyNames = ["postgres", "redis", "docker", "sandbox_image"] as const;
+export type DependencyName = (typeof dependencyNames)[number];
+
+export const dependencyStatus = z.object({
+  ok: z.boolean(),
+  latency_ms: z.number(),
+  detail: z.string().describe("What was checked, or why it failed."),
+});
+
+export const readyzResponse = z
+  .object({
+    status: z.enum(["ready", "not_ready"]),
+    checks: z.object({
+      postgres: dependencyStatus,
+      redis: dependencyStatus,
+      docker: dependencyStatus,
+      sandbox_image: dependencyStatus,
+    }),
+    missing: z.array(z.enum(dependencyNames)),
+  })
+  .meta({ id: "Readyz" });
+export type ReadyzResponse = z.infer<typeof readyzResponse>;
+
+export const errorResponse = z
+  .object({
+    error: z.object({
+      code: z.string().describe("Stable error code, LS_ERR_..."),
+      message: z.string(),
+      details: z.unknown(),
+    }),
+  })
+  .meta({ id: "Error" });

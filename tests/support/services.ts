@@ -1,0 +1,35 @@
+import { randomBytes } from "node:crypto";
+import { createConnection } from "node:net";
+
+// Tests run against the real services that `npm test` starts (scripts/setup.sh). When one is missing
+// they fail loudly with what is missing: they never skip.
+export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres:postgres@127.0.0.1:5432/loopsmith";
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export function randomPrefix(label: string): string {
+  return `lstest-${label}-${randomBytes(4).toString("hex")}`;
+}
+
+/** A TCP port on loopback that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function assertTcp(name: string, host: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const s = createConnection({ host, port }, () => {
+      s.end();
+      resolve();
+    });
+    s.on("error", (e) =>
+      reject(new Error(`${name} is not reachable at ${host}:${port} (${e.message}). Run the suite with \`npm test\`, which starts it.`)),
+    );
+  });
+}
