@@ -1,8 +1,7 @@
-import Docker from "dockerode";
 import { Redis } from "ioredis";
 import { ConfigError, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
-import { sandboxImageTag } from "@loopsmith/sandbox";
+import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { realReadiness } from "./readiness";
@@ -26,7 +25,7 @@ const prisma = createPrisma(config.DATABASE_URL);
 const redis = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
 redis.on("error", (err) => log.debug({ err }, "redis connection error"));
 redis.connect().catch(() => undefined);
-const docker = config.DOCKER_HOST ? new Docker({ host: config.DOCKER_HOST }) : new Docker();
+const docker = dockerClient(config.DOCKER_HOST);
 const sandboxImage = config.SANDBOX_IMAGE ?? sandboxImageTag();
 
 const app = await build({

@@ -17,7 +17,7 @@ describe("api server process", () => {
     try {
       await p.waitFor(/Server listening/, 30_000);
       const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-      const body = await res.json();
+      const body = (await res.json()) as { missing: string[] };
       expect(body.missing, JSON.stringify(body)).toEqual([]);
       expect(res.status).toBe(200);
     } finally {

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import Docker from "dockerode";
 import { Redis } from "ioredis";
 import { ConfigError, createLogger } from "@loopsmith/core";
-import { createDockerSandbox, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadRunnerConfig } from "./config";
 import { sandboxSelfCheck } from "./self-check";
 import { createGoalWorker } from "./worker";
@@ -19,16 +18,20 @@ function loadOrExit() {
   }
 }
 
+const LEFTOVER_AGE_MS = 15 * 60_000;
+
 const config = loadOrExit();
 const runnerId = config.RUNNER_ID ?? `runner-${randomBytes(4).toString("hex")}`;
 const log = createLogger({ name: "loopsmith-runner", level: config.LOG_LEVEL }).child({ runnerId });
-const docker = config.DOCKER_HOST ? new Docker({ host: config.DOCKER_HOST }) : new Docker();
+const docker = dockerClient(config.DOCKER_HOST);
 const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
 const sandbox = createDockerSandbox({ docker, image, runnerId, log });
 
 try {
-  // Containers carry the runner's label; anything still labelled belongs to a runner that died.
-  const removed = await removeLeftovers(docker, {});
+  // Sandbox containers carry their runner's label. Ours from a previous life are leftovers; another
+  // runner's are leftovers only when older than any run may last (that runner may be alive).
+  const removed =
+    (await removeLeftovers(docker, { runnerId })) + (await removeLeftovers(docker, { olderThanMs: LEFTOVER_AGE_MS }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
   const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
   log.info({ image, ...check }, "sandbox self-check passed");

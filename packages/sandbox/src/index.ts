@@ -1,0 +1,5 @@
+export * from "./sandbox";
+export * from "./image";
+export * from "./output";
+export { BOOTSTRAP_PY } from "./bootstrap";
+export * from "./connect";

@@ -1,0 +1,432 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Duplex } from "node:stream";
+import type Docker from "dockerode";
+import * as tar from "tar-stream";
+import { BOOTSTRAP_PY } from "./bootstrap";
+import { BoundedBuffer, ClippedCapture, MarkerSplitter, createDemuxer } from "./output";
+
+/** Where things live inside the container. Inputs are read-only by convention, outputs are collected. */
+export const SANDBOX_WORKDIR = "/work";
+export const SANDBOX_INPUT_DIR = "/work/inputs";
+export const SANDBOX_OUTPUT_DIR = "/work/out";
+export const SANDBOX_UID = 10001;
+
+/** Structural so that a pino logger, a child logger or a test double all fit. */
+export interface SandboxLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface SandboxFile {
+  name: string;
+  content: Buffer;
+}
+
+export interface RunRequest {
+  /** Inputs, placed at /work/inputs/<name>. */
+  files: SandboxFile[];
+  /** The program, placed at /work/<filename>. */
+  script?: { filename: string; source: string };
+  /** argv, run with cwd /work, e.g. ["python3", "analysis.py"]. */
+  command: string[];
+  /** The only variables the program sees besides the basics (PYTHON* variables, thread counts) (e.g. input paths). */
+  env?: Record<string, string>;
+  timeoutMs: number;
+}
+
+export interface Artifact {
+  /** Path relative to /work/out. */
+  name: string;
+  size: number;
+  sha256: string;
+  content: Buffer;
+}
+
+export interface RunResult {
+  /** The program's exit code; 128+N when killed by signal N; 124 on timeout. */
+  exitCode: number;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  stdoutTruncatedBytes: number;
+  stderrTruncatedBytes: number;
+  /** From container start until the program's container stopped (what the timeout is measured against). */
+  durationMs: number;
+  /** Regular files found under /work/out when the program ended, sorted by name. */
+  artifacts: Artifact[];
+  /** Files that were not returned (links, devices, over a limit) and collection failures. */
+  artifactErrors: string[];
+  imageId: string;
+  oomKilled: boolean;
+}
+
+/**
+ * Runs one program in a fresh, throwaway environment. Kept this small so that a later implementation can
+ * hand out pre-started, single-use containers from a pool behind the same interface.
+ */
+export interface Sandbox {
+  readonly image: string;
+  run(req: RunRequest): Promise<RunResult>;
+}
+
+export interface SandboxLimits {
+  memoryBytes: number;
+  nanoCpus: number;
+  pidsLimit: number;
+  workTmpfsBytes: number;
+  tmpTmpfsBytes: number;
+  nofile: number;
+  fileSizeBytes: number;
+  stdoutCapBytes: number;
+  stderrCapBytes: number;
+  artifactMaxBytes: number;
+  artifactsTotalBytes: number;
+  artifactMaxCount: number;
+}
+
+const MiB = 1024 * 1024;
+
+export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  memoryBytes: 512 * MiB,
+  nanoCpus: 1_000_000_000,
+  pidsLimit: 128,
+  workTmpfsBytes: 64 * MiB,
+  tmpTmpfsBytes: 16 * MiB,
+  nofile: 1024,
+  fileSizeBytes: 64 * MiB,
+  stdoutCapBytes: 64 * 1024,
+  stderrCapBytes: 64 * 1024,
+  artifactMaxBytes: 5 * MiB,
+  artifactsTotalBytes: 20 * MiB,
+  artifactMaxCount: 100,
+});
+
+export const SANDBOX_LABEL = "loopsmith.sandbox";
+export const RUNNER_LABEL = "loopsmith.runner";
+
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// After the container stops, Docker still has to flush the last frames of the attach stream.
+const STREAM_DRAIN_MS = 10_000;
+
+export async function pingDocker(docker: Docker): Promise<void> {
+  try {
+    await docker.ping();
+  } catch (e) {
+    throw new Error(`Docker engine unreachable: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/**
+ * Removes sandbox containers left behind by a runner that died: those of `runnerId`, or every runner's when
+ * omitted. Several runners may share one engine, so `olderThanMs` (longer than any run's timeout) spares
+ * containers that a live runner is still using.
+ */
+export async function removeLeftovers(docker: Docker, opts: { runnerId?: string; olderThanMs?: number } = {}): Promise<number> {
+  const label = [`${SANDBOX_LABEL}=1`];
+  if (opts.runnerId !== undefined) label.push(`${RUNNER_LABEL}=${opts.runnerId}`);
+  const found = await docker.listContainers({ all: true, filters: { label } });
+  const cutoff = Date.now() - (opts.olderThanMs ?? 0);
+  let removed = 0;
+  for (const c of found) {
+    if (c.Created * 1000 > cutoff) continue;
+    try {
+      await docker.getContainer(c.Id).remove({ force: true });
+      removed++;
+    } catch (e) {
+      if (!isGone(e)) throw e;
+    }
+  }
+  return removed;
+}
+
+export function createDockerSandbox(opts: {
+  docker: Docker;
+  image: string;
+  runnerId: string;
+  limits?: Partial<SandboxLimits>;
+  log?: SandboxLog;
+}): Sandbox {
+  const { docker, image, runnerId, log } = opts;
+  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+  let imageId: Promise<string> | undefined;
+
+  const getImageId = (): Promise<string> => {
+    imageId ??= docker
+      .getImage(image)
+      .inspect()
+      .then((i) => i.Id)
+      .catch((e: unknown) => {
+        imageId = undefined;
+        throw e;
+      });
+    return imageId;
+  };
+
+  async function run(req: RunRequest): Promise<RunResult> {
+    validate(req, limits);
+    const [id, input] = await Promise.all([getImageId(), packInputs(req)]);
+    const marker = `\0loopsmith-trailer-${randomBytes(16).toString("hex")}\0`;
+    const header = JSON.stringify({
+      marker,
+      argv: req.command,
+      limits: {
+        maxFileBytes: limits.artifactMaxBytes,
+        maxTotalBytes: limits.artifactsTotalBytes,
+        maxFiles: limits.artifactMaxCount,
+        maxEntries: 10_000,
+      },
+    });
+
+    const container = await docker.createContainer({
+      Image: image,
+      Entrypoint: ["python3", "-I", "-S", "-c", BOOTSTRAP_PY],
+      User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+      WorkingDir: SANDBOX_WORKDIR,
+      Env: buildEnv(req.env),
+      Labels: { [SANDBOX_LABEL]: "1", [RUNNER_LABEL]: runnerId },
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      OpenStdin: true,
+      StdinOnce: true,
+      Tty: false,
+      NetworkDisabled: true,
+      HostConfig: {
+        NetworkMode: "none",
+        ReadonlyRootfs: true,
+        Tmpfs: {
+          [SANDBOX_WORKDIR]: `rw,nosuid,nodev,noexec,size=${limits.workTmpfsBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700`,
+          "/tmp": `rw,nosuid,nodev,noexec,size=${limits.tmpTmpfsBytes},mode=1777`,
+        },
+        CapDrop: ["ALL"],
+        SecurityOpt: ["no-new-privileges"],
+        Privileged: false,
+        PidsLimit: limits.pidsLimit,
+        Memory: limits.memoryBytes,
+        MemorySwap: limits.memoryBytes,
+        NanoCpus: limits.nanoCpus,
+        IpcMode: "private",
+        ShmSize: 16 * MiB,
+        Ulimits: [
+          { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
+          { Name: "fsize", Soft: limits.fileSizeBytes, Hard: limits.fileSizeBytes },
+          { Name: "core", Soft: 0, Hard: 0 },
+        ],
+        Init: true,
+        AutoRemove: false,
+        // Output reaches us through the attach stream; a log driver would only copy it to the host's disk.
+        LogConfig: { Type: "none", Config: {} },
+      },
+    });
+
+    try {
+      const stdout = new ClippedCapture(limits.stdoutCapBytes);
+      const stderr = new ClippedCapture(limits.stderrCapBytes);
+      // Header line + tar; anything beyond the artifact limits plus headers is a broken or forged trailer.
+      const trailer = new BoundedBuffer(limits.artifactsTotalBytes + (limits.artifactMaxCount + 8) * 2048);
+      const splitter = new MarkerSplitter(Buffer.from(marker), (b) => stdout.push(b), (b) => trailer.push(b));
+      const demux = createDemuxer((stream, payload) => {
+        if (stream === 1) splitter.push(payload);
+        else if (stream === 2) stderr.push(payload);
+      });
+
+      const stream = (await container.attach({
+        stream: true,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        hijack: true,
+      })) as Duplex;
+      const drained = new Promise<void>((resolve) => {
+        stream.on("data", (chunk: Buffer) => demux(chunk));
+        stream.once("end", resolve);
+        stream.once("close", resolve);
+        // A broken attach stream loses output, not the run: the trailer check below reports it.
+        stream.once("error", () => resolve());
+      });
+
+      await container.start();
+      const started = performance.now();
+      let timedOut = false;
+      // There is no API to kill one process; the container is the unit we can kill.
+      const timer = setTimeout(() => {
+        timedOut = true;
+        container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+      }, req.timeoutMs);
+      stream.end(Buffer.concat([Buffer.from(header + "\n"), input]));
+
+      let waited: { StatusCode: number };
+      try {
+        waited = (await container.wait()) as { StatusCode: number };
+      } finally {
+        clearTimeout(timer);
+      }
+      const durationMs = Math.round(performance.now() - started);
+      const drainedInTime = await Promise.race([
+        drained.then(() => true),
+        new Promise<boolean>((r) => setTimeout(r, STREAM_DRAIN_MS, false).unref()),
+      ]);
+      stream.destroy();
+      splitter.end();
+      const state = (await container.inspect()).State;
+
+      const artifactErrors: string[] = [];
+      let exitCode = waited.StatusCode;
+      let artifacts: Artifact[] = [];
+      if (timedOut) {
+        exitCode = 124;
+        artifactErrors.push(`timed out after ${req.timeoutMs} ms: no artifacts collected`);
+      } else if (!splitter.markerSeen) {
+        artifactErrors.push(
+          state.OOMKilled
+            ? "out of memory: the container was killed before artifacts were collected"
+            : `no artifacts collected: the sandbox bootstrap did not finish (container exit ${waited.StatusCode}${drainedInTime ? "" : ", output stream did not drain"})`,
+        );
+      } else {
+        const parsed = await parseTrailer(trailer, limits);
+        if (parsed.exitCode !== undefined) exitCode = parsed.exitCode;
+        artifacts = parsed.artifacts;
+        artifactErrors.push(...parsed.errors);
+      }
+
+      const result: RunResult = {
+        exitCode,
+        timedOut,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutTruncatedBytes: stdout.clippedBytes,
+        stderrTruncatedBytes: stderr.clippedBytes,
+        durationMs,
+        artifacts,
+        artifactErrors,
+        imageId: id,
+        oomKilled: state.OOMKilled === true,
+      };
+      log?.info(
+        { container: container.id.slice(0, 12), exitCode, timedOut, durationMs, artifacts: artifacts.length, oomKilled: result.oomKilled },
+        "sandbox run finished",
+      );
+      return result;
+    } finally {
+      await container.remove({ force: true }).catch((e: unknown) => {
+        if (!isGone(e)) log?.warn({ container: container.id, err: e }, "could not remove sandbox container");
+      });
+    }
+  }
+
+  return { image, run };
+}
+
+function validate(req: RunRequest, limits: SandboxLimits): void {
+  if (!Number.isFinite(req.timeoutMs) || req.timeoutMs <= 0) throw new Error(`sandbox: timeoutMs must be positive, got ${req.timeoutMs}`);
+  if (req.command.length === 0 || req.command.some((a) => typeof a !== "string" || a.includes("\0"))) {
+    throw new Error("sandbox: command must be a non-empty argv without NUL bytes");
+  }
+  const names = new Set<string>();
+  for (const f of req.files) {
+    if (!SAFE_NAME.test(f.name)) throw new Error(`sandbox: input name ${JSON.stringify(f.name)} is not a plain file name`);
+    if (names.has(f.name)) throw new Error(`sandbox: input ${f.name} given twice`);
+    names.add(f.name);
+  }
+  if (req.script) {
+    const n = req.script.filename;
+    if (!SAFE_NAME.test(n) || n === "inputs" || n === "out") throw new Error(`sandbox: script filename ${JSON.stringify(n)} is not allowed`);
+  }
+  for (const [k, v] of Object.entries(req.env ?? {})) {
+    if (!ENV_NAME.test(k) || v.includes("\0")) throw new Error(`sandbox: invalid environment variable ${JSON.stringify(k)}`);
+  }
+  const inputBytes = req.files.reduce((n, f) => n + f.content.length, 0) + Buffer.byteLength(req.script?.source ?? "");
+  // Inputs share the /work tmpfs with everything the program writes; refuse what could never fit.
+  if (inputBytes > limits.workTmpfsBytes / 2) {
+    throw new Error(`sandbox: inputs take ${inputBytes} bytes, more than half of the ${limits.workTmpfsBytes}-byte work area`);
+  }
+}
+
+function buildEnv(extra: Record<string, string> | undefined): string[] {
+  const env: Record<string, string> = {
+    HOME: SANDBOX_WORKDIR,
+    LANG: "C.UTF-8",
+    PYTHONDONTWRITEBYTECODE: "1",
+    PYTHONUNBUFFERED: "1",
+    // BLAS/OpenMP size their thread pools by the host's CPU count, which the CPU quota does not change;
+    // every thread counts against PidsLimit.
+    OMP_NUM_THREADS: "1",
+    OPENBLAS_NUM_THREADS: "1",
+    MKL_NUM_THREADS: "1",
+    ...extra,
+  };
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+
+async function packInputs(req: RunRequest): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on("data", (c) => chunks.push(c as Buffer));
+  const done = new Promise<void>((resolve, reject) => {
+    pack.on("end", resolve);
+    pack.on("error", reject);
+  });
+  const add = (name: string, content: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      pack.entry({ name, size: content.length, mode: 0o644, type: "file" }, content, (err) => (err ? reject(err) : resolve()));
+    });
+  for (const f of req.files) await add(`inputs/${f.name}`, f.content);
+  if (req.script) await add(req.script.filename, Buffer.from(req.script.source, "utf8"));
+  pack.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+async function parseTrailer(
+  trailer: BoundedBuffer,
+  limits: SandboxLimits,
+): Promise<{ exitCode?: number; artifacts: Artifact[]; errors: string[] }> {
+  const errors: string[] = [];
+  const buf = trailer.value();
+  const nl = buf.indexOf(0x0a);
+  let exitCode: number | undefined;
+  try {
+    const head = JSON.parse(buf.subarray(0, nl < 0 ? buf.length : nl).toString("utf8")) as { exitCode?: unknown; errors?: unknown };
+    if (typeof head.exitCode === "number") exitCode = head.exitCode;
+    if (Array.isArray(head.errors)) errors.push(...head.errors.map(String));
+  } catch {
+    return { artifacts: [], errors: ["artifact trailer is malformed: no artifacts collected"] };
+  }
+  if (trailer.overflowed) errors.push("artifact stream exceeded its size limit: later artifacts are missing");
+
+  const artifacts: Artifact[] = [];
+  let total = 0;
+  const extract = tar.extract();
+  extract.end(buf.subarray(nl + 1));
+  try {
+    for await (const entry of extract) {
+      const { name, type } = entry.header;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of entry as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size <= limits.artifactMaxBytes) chunks.push(c);
+      }
+      // The bootstrap already applies these limits; checking again keeps the host safe from a forged trailer.
+      if (type !== "file" || name.startsWith("/") || name.split("/").includes("..")) {
+        errors.push(`${name}: rejected artifact entry (${type})`);
+      } else if (size > limits.artifactMaxBytes || artifacts.length >= limits.artifactMaxCount || total + size > limits.artifactsTotalBytes) {
+        errors.push(`${name}: rejected, over the artifact limits`);
+      } else {
+        const content = Buffer.concat(chunks);
+        total += size;
+        artifacts.push({ name, size, sha256: createHash("sha256").update(content).digest("hex"), content });
+      }
+    }
+  } catch (e) {
+    errors.push(`artifact tar is malformed (${(e as Error).message}): later artifacts are missing`);
+  }
+  artifacts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { exitCode, artifacts, errors };
+}
+
+function isGone(e: unknown): boolean {
+  const status = (e as { statusCode?: number } | null)?.statusCode;
+  return status === 404 || status === 409;
+}

@@ -1,0 +1,249 @@
+import { createHash } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createDockerSandbox, removeLeftovers, type RunRequest, type RunResult, type Sandbox } from "../src/index";
+import { containersOf, docker, ensureTestImage, quietLog, testRunnerId } from "./support";
+
+// These run against the real engine and the real image: the point is what Docker actually enforces.
+const runnerId = testRunnerId("sandbox");
+let image: string;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  image = await ensureTestImage();
+  sandbox = createDockerSandbox({ docker, image, runnerId, log: quietLog });
+}, 900_000);
+
+afterEach(async () => {
+  // Every run must clean up after itself, whatever happened inside.
+  expect(await containersOf(runnerId)).toEqual([]);
+});
+
+afterAll(async () => {
+  await removeLeftovers(docker, { runnerId });
+});
+
+function py(source: string, extra: Partial<RunRequest> = {}): Promise<RunResult> {
+  return sandbox.run({
+    files: [],
+    script: { filename: "analysis.py", source },
+    command: ["python3", "analysis.py"],
+    timeoutMs: 30_000,
+    ...extra,
+  });
+}
+
+describe("docker sandbox", () => {
+  it("imports pandas and returns its output", async () => {
+    const res = await sandbox.run({
+      files: [],
+      command: ["python3", "-c", "import pandas, numpy; print('pandas', pandas.__version__, numpy.arange(3).sum())"],
+      timeoutMs: 30_000,
+    });
+    expect(res).toMatchObject({ exitCode: 0, timedOut: false, oomKilled: false, stderr: "" });
+    expect(res.stdout).toMatch(/^pandas \d+\.\d+\.\d+ 3\n$/);
+    const expectedId = (await docker.getImage(image).inspect()).Id;
+    expect(res.imageId).toBe(expectedId);
+    expect(res.durationMs).toBeGreaterThan(0);
+  });
+
+  it("reads the input at the path given in env and returns result.json with its sha256", async () => {
+    const csv = "region,amount\nnorth,10\nsouth,32\nnorth,5\n";
+    const res = await py(
+      [
+        "import json, os, pandas as pd",
+        "df = pd.read_csv(os.environ['SALES_CSV'])",
+        "totals = df.groupby('region')['amount'].sum().to_dict()",
+        "with open(os.path.join(os.environ['OUTPUT_DIR'], 'result.json'), 'w') as f:",
+        "    json.dump({k: int(v) for k, v in sorted(totals.items())}, f)",
+        "print('rows', len(df))",
+      ].join("\n"),
+      {
+        files: [{ name: "sales.csv", content: Buffer.from(csv) }],
+        env: { SALES_CSV: "/work/inputs/sales.csv", OUTPUT_DIR: "/work/out" },
+      },
+    );
+    expect(res.stderr).toBe("");
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout).toBe("rows 3\n");
+    expect(res.artifactErrors).toEqual([]);
+    expect(res.artifacts.map((a) => a.name)).toEqual(["result.json"]);
+    const [art] = res.artifacts;
+    const expected = '{"north": 15, "south": 32}';
+    expect(art!.content.toString()).toBe(expected);
+    expect(art!.size).toBe(expected.length);
+    expect(art!.sha256).toBe(createHash("sha256").update(expected).digest("hex"));
+  });
+
+  it("sees only the env it was given plus the basics", async () => {
+    const res = await sandbox.run({
+      files: [],
+      command: ["python3", "-c", "import os, json; print(json.dumps(sorted(os.environ)))"],
+      env: { INPUT_PATH: "/work/inputs/x" },
+      timeoutMs: 30_000,
+    });
+    const names = JSON.parse(res.stdout) as string[];
+    expect(names).toContain("INPUT_PATH");
+    const allowed = new Set(["INPUT_PATH", "HOME", "HOSTNAME", "LANG", "PATH", "PWD", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+      "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"]);
+    expect(names.filter((n) => !allowed.has(n))).toEqual([]);
+  });
+
+  it("reports a non-zero exit code and the traceback", async () => {
+    const res = await py("import sys\nprint('before')\n1/0\n");
+    expect(res.exitCode).toBe(1);
+    expect(res.timedOut).toBe(false);
+    expect(res.stdout).toBe("before\n");
+    expect(res.stderr).toContain("ZeroDivisionError");
+    const exit3 = await py("import sys; sys.exit(3)");
+    expect(exit3.exitCode).toBe(3);
+    const missing = await sandbox.run({ files: [], command: ["no-such-program"], timeoutMs: 10_000 });
+    expect(missing.exitCode).toBe(127);
+    expect(missing.stderr).toContain("cannot start no-such-program");
+  });
+
+  it("kills an infinite loop at the timeout with 124 and keeps what it printed", async () => {
+    const t0 = Date.now();
+    const res = await py("print('started', flush=True)\nwhile True:\n    pass\n", { timeoutMs: 2_000 });
+    expect(res.exitCode).toBe(124);
+    expect(res.timedOut).toBe(true);
+    expect(res.stdout).toBe("started\n");
+    expect(res.artifacts).toEqual([]);
+    expect(res.artifactErrors.join()).toMatch(/timed out/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  it("clips huge stdout, keeping head and tail", async () => {
+    const res = await py("import sys\nsys.stdout.write('H' + 'x' * 2_000_000)\nprint('THE END')\n");
+    expect(res.exitCode).toBe(0);
+    const total = 1 + 2_000_000 + "THE END\n".length;
+    expect(res.stdoutTruncatedBytes).toBe(total - 64 * 1024);
+    expect(res.stdout).toMatch(/^Hx+\n…\[clipped \d+ bytes\]…\nx+THE END\n$/);
+    expect(res.stdout).toContain(`[clipped ${res.stdoutTruncatedBytes} bytes]`);
+    expect(res.stdout.length).toBeLessThan(64 * 1024 + 100);
+  });
+
+  it("has no network interface but loopback", async () => {
+    const res = await py(
+      "import os\nprint(sorted(os.listdir('/sys/class/net')))\nprint(sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]))\n",
+    );
+    expect(res.stdout).toBe("['lo']\n['lo']\n");
+  });
+
+  it("cannot write outside /work: the root filesystem is read-only", async () => {
+    const res = await py(
+      [
+        "import errno",
+        "for path in ['/etc/evil', '/usr/lib/evil', '/evil', '/var/tmp/evil']:",
+        "    try:",
+        "        open(path, 'w').write('x')",
+        "        print(path, 'WRITTEN')",
+        "    except OSError as e:",
+        "        print(path, errno.errorcode[e.errno])",
+        "open('/work/ok', 'w').write('x')",
+        "open('/tmp/ok', 'w').write('x')",
+        "print('work and tmp writable')",
+      ].join("\n"),
+    );
+    expect(res.stdout).toBe("/etc/evil EROFS\n/usr/lib/evil EROFS\n/evil EROFS\n/var/tmp/evil EROFS\nwork and tmp writable\n");
+  });
+
+  it("runs as uid/gid 10001 with no capabilities", async () => {
+    const res = await py(
+      "import os\nprint(os.getuid(), os.getgid(), os.geteuid())\nprint([l.split()[1] for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs'))])\n",
+    );
+    expect(res.stdout).toBe("10001 10001 10001\n['0000000000000000', '0000000000000000', '0000000000000000', '1']\n");
+  });
+
+  it("contains a fork bomb with the pids limit", async () => {
+    const res = await py(
+      [
+        "import errno, os, time",
+        "n = 0",
+        "try:",
+        "    while n < 5000:",
+        "        if os.fork() == 0:",
+        "            time.sleep(60)",
+        "            os._exit(0)",
+        "        n += 1",
+        "    print('not stopped', n)",
+        "except OSError as e:",
+        "    print('stopped', n, errno.errorcode[e.errno])",
+      ].join("\n"),
+    );
+    expect(res.exitCode).toBe(0);
+    const m = /^stopped (\d+) EAGAIN\n$/.exec(res.stdout);
+    expect(m, res.stdout + res.stderr).not.toBeNull();
+    expect(Number(m![1])).toBeLessThan(128);
+    // The sleeping children were killed when the program ended, not waited for.
+    expect(res.durationMs).toBeLessThan(20_000);
+  });
+
+  it("does not follow symlinks when reading artifacts back", async () => {
+    const res = await py(
+      [
+        "import os",
+        "os.symlink('/etc/passwd', 'out/passwd')",
+        "os.symlink('/etc', 'out/etc')",
+        "os.mkfifo('out/pipe')",
+        "os.makedirs('out/sub')",
+        "open('out/sub/real.txt', 'w').write('real')",
+        "open('out/secret', 'w').write('x')",
+        "os.chmod('out/secret', 0)",
+      ].join("\n"),
+    );
+    expect(res.exitCode).toBe(0);
+    expect(res.artifacts.map((a) => a.name)).toEqual(["sub/real.txt"]);
+    expect(res.artifacts[0]!.content.toString()).toBe("real");
+    const errors = res.artifactErrors.join("\n");
+    expect(errors).toContain("passwd: skipped, not a regular file (symlink)");
+    expect(errors).toContain("etc: skipped, not a regular file (symlink)");
+    expect(errors).toContain("pipe: skipped, not a regular file (fifo)");
+    expect(errors).toContain("secret: cannot read (Permission denied)");
+    expect(JSON.stringify(res)).not.toContain("root:x:0");
+  });
+
+  it("skips an artifact over the size limit and says so", async () => {
+    const res = await py("open('out/big.bin', 'wb').write(b'\\0' * (6 * 1024 * 1024))\nopen('out/small.txt', 'w').write('ok')\n");
+    expect(res.artifacts.map((a) => a.name)).toEqual(["small.txt"]);
+    expect(res.artifactErrors.join()).toMatch(/big\.bin: skipped, 6291456 bytes is over/);
+  });
+
+  it("is not fooled by a program that prints something like the trailer marker", async () => {
+    const res = await py("import sys\nsys.stdout.write('\\0loopsmith-trailer-' + '0' * 32 + '\\0{\"exitCode\": 0, \"errors\": []}\\n')\nsys.exit(2)\n");
+    expect(res.exitCode).toBe(2);
+    expect(res.stdout).toContain("loopsmith-trailer-");
+  });
+
+  it("reports an out-of-memory kill", async () => {
+    const small = createDockerSandbox({ docker, image, runnerId, limits: { memoryBytes: 128 * 1024 * 1024 } });
+    const res = await small.run({ files: [], command: ["python3", "-c", "b = bytearray(512 * 1024 * 1024)"], timeoutMs: 30_000 });
+    expect(res.oomKilled).toBe(true);
+    expect(res.exitCode).toBe(137);
+  });
+
+  it("rejects input names that are not plain file names", async () => {
+    await expect(sandbox.run({ files: [{ name: "../x", content: Buffer.from("") }], command: ["true"], timeoutMs: 1000 })).rejects.toThrow(
+      /not a plain file name/,
+    );
+  });
+});
+
+describe("removeLeftovers", () => {
+  it("removes one runner's labelled containers, sparing young ones on request", async () => {
+    const other = testRunnerId("other");
+    const mk = (rid: string) =>
+      docker.createContainer({ Image: image, Cmd: ["true"], Labels: { "loopsmith.sandbox": "1", "loopsmith.runner": rid } });
+    await mk(runnerId);
+    await mk(other);
+    try {
+      // Both were just created: a live runner's containers are spared by the age filter.
+      expect(await removeLeftovers(docker, { runnerId, olderThanMs: 60_000 })).toBe(0);
+      expect(await removeLeftovers(docker, { runnerId })).toBe(1);
+      expect(await containersOf(runnerId)).toEqual([]);
+      expect(await containersOf(other)).toHaveLength(1);
+    } finally {
+      await removeLeftovers(docker, { runnerId: other });
+    }
+    expect(await containersOf(other)).toEqual([]);
+  });
+});
