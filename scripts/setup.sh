@@ -107,6 +107,11 @@ if ! docker_up; then
 fi
 say "Docker engine: $(docker version --format '{{.Server.Version}}')"
 
+# docker-compose.yml is validated by the test suite with `docker compose config` (or docker-compose v1).
+if ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev/null; then
+  apt_install docker-compose || say "no docker compose: the compose file test will fail until one is installed"
+fi
+
 # ---------------------------------------------------------------- npm dependencies
 lock_hash=$(sha256sum package-lock.json | cut -c1-16)
 if [ "$(cat node_modules/.loopsmith-lock 2>/dev/null)" != "$lock_hash" ]; then

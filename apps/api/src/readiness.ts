@@ -7,7 +7,8 @@ import type { Readiness } from "./routes/health";
 export function realReadiness(deps: { prisma: PrismaClient; redis: Redis; docker: Docker; sandboxImage: string }): Readiness {
   return {
     postgres: async () => {
-      await pingDatabase(deps.prisma);
+      const res = await pingDatabase(deps.prisma);
+      if (!res.ok) throw new Error(res.error);
       return "SELECT 1 answered";
     },
     redis: async () => {

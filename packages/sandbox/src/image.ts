@@ -106,7 +106,8 @@ async function buildOffline(dir: string, tag: string, log: SandboxLog): Promise<
       createInterface({ input: s }).on("line", (line) => {
         tail.push(line);
         if (tail.length > 30) tail.shift();
-        log.info({ build: "offline" }, line);
+        // debootstrap's per-package "I: ..." chatter is kept for the failure message only.
+        if (!line.startsWith("I: ")) log.info({ build: "offline" }, line);
       });
     }
     const code = await new Promise<number | null>((resolve, reject) => {

@@ -1,0 +1,15 @@
+// @loopsmith/db: the one Prisma client and the only code that writes goal state.
+
+// Client construction and health.
+export { createPrisma, pingDatabase, type CreatePrismaOptions, type PingResult } from "./client";
+
+// Generated client: the PrismaClient class, the Prisma namespace (errors, JsonValue, input types, ...)
+// and one row type per model.
+export { PrismaClient, Prisma } from "./generated/client";
+export type { Artifact, CheckResult, Execution, Goal, GoalInput, ModelCall, Plan, Transition } from "./generated/client";
+
+// Schema migrations (same bookkeeping as `prisma migrate deploy`).
+export { migrate, type MigrateOptions, type MigrateResult } from "./migrate";
+
+// Goal-state writer (compare-and-set on Goal.version + tape append in one transaction) goes here, as
+// its own module (e.g. ./goal-state.ts) taking the PrismaClient as an argument.
