@@ -27,7 +27,10 @@ apt_install() {
     apt_updated=true
   fi
   say "installing Debian packages: $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  if ! DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get install -y -qq "$@" >/tmp/loopsmith-apt.log 2>&1; then
+    tail -20 /tmp/loopsmith-apt.log >&2
+    return 1
+  fi
 }
 
 # host and port out of a URL like scheme://user:pass@host:port/db
