@@ -1,24 +1,12 @@
 import { Redis } from "ioredis";
-import { ConfigError, createLogger } from "@loopsmith/core";
+import { configOrExit, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { realReadiness } from "./readiness";
 
-function loadOrExit() {
-  try {
-    return loadApiConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`loopsmith-api: ${e.message}`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw e;
-  }
-}
-
-const config = loadOrExit();
+const config = configOrExit("loopsmith-api", () => loadApiConfig(process.env));
 const log = createLogger({ name: "loopsmith-api", level: config.LOG_LEVEL });
 const prisma = createPrisma(config.DATABASE_URL);
 // Readiness must answer quickly when Redis is down, not queue commands until it returns.

@@ -1,26 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { ConfigError, createLogger } from "@loopsmith/core";
+import { configOrExit, createLogger } from "@loopsmith/core";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadRunnerConfig } from "./config";
 import { sandboxSelfCheck } from "./self-check";
 import { createGoalWorker } from "./worker";
 
-function loadOrExit() {
-  try {
-    return loadRunnerConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`loopsmith-runner: ${e.message}`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw e;
-  }
-}
-
 const LEFTOVER_AGE_MS = 15 * 60_000;
 
-const config = loadOrExit();
+const config = configOrExit("loopsmith-runner", () => loadRunnerConfig(process.env));
 const runnerId = config.RUNNER_ID ?? `runner-${randomBytes(4).toString("hex")}`;
 const log = createLogger({ name: "loopsmith-runner", level: config.LOG_LEVEL }).child({ runnerId });
 const docker = dockerClient(config.DOCKER_HOST);

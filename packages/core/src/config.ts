@@ -35,3 +35,16 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, 
   }
   return Object.freeze(result.data);
 }
+
+/** For entry points: a bad config stops the process with a message naming each variable (exit 78, EX_CONFIG). */
+export function configOrExit<T>(processName: string, load: () => T): T {
+  try {
+    return load();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`${processName}: ${e.message}`);
+      process.exit(78);
+    }
+    throw e;
+  }
+}
