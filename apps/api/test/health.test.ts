@@ -82,3 +82,16 @@ describe("errors", () => {
     await app.close();
   });
 });
+
+describe("GET /docs", () => {
+  it("serves Swagger UI and the OpenAPI document it renders", async () => {
+    const app = await build({ logger: false, readiness: realReadiness({ prisma, redis, docker, sandboxImage: "x:y" }) });
+    const page = await app.inject({ method: "GET", url: "/docs/" });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("swagger");
+    const doc = await app.inject({ method: "GET", url: "/docs/json" });
+    expect(doc.statusCode).toBe(200);
+    expect(Object.keys(doc.json().paths)).toContain("/readyz");
+    await app.close();
+  });
+});
