@@ -24,13 +24,3 @@ export const readyzResponse = z
   })
   .meta({ id: "Readyz" });
 export type ReadyzResponse = z.infer<typeof readyzResponse>;
-
-export const errorResponse = z
-  .object({
-    error: z.object({
-      code: z.string().describe("Stable error code, LS_ERR_..."),
-      message: z.string(),
-      details: z.unknown(),
-    }),
-  })
-  .meta({ id: "Error" });
