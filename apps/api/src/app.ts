@@ -10,6 +10,7 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import { LoopSmithError, type Logger } from "@loopsmith/core";
+import { goalRoutes, type GoalDeps } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
 
 export interface ApiDeps {
@@ -17,15 +18,21 @@ export interface ApiDeps {
   readyCheckTimeoutMs?: number;
   /** A pino logger, or false to keep tests quiet. */
   logger?: Logger | false;
+  /** Database, queue and model settings for the goal routes; without them those routes answer 503. */
+  goals?: GoalDeps;
+  /** Largest request body accepted (default 16 MiB: inputs are capped at 10 MiB, base64 adds a third). */
+  bodyLimit?: number;
 }
+
+export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 export const API_VERSION = "0.1.0";
 
 /** Build the Fastify instance without listening: tests use app.inject(), server.ts calls listen(). */
 export async function build(deps: ApiDeps) {
   const base: FastifyInstance = deps.logger
-    ? (Fastify({ loggerInstance: deps.logger }) as unknown as FastifyInstance)
-    : Fastify({ logger: false });
+    ? (Fastify({ loggerInstance: deps.logger, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT }) as unknown as FastifyInstance)
+    : Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT });
   const app = base.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -53,6 +60,12 @@ export async function build(deps: ApiDeps) {
       return reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION", "The request is invalid.", details).toBody());
     }
     if (err instanceof LoopSmithError) return reply.status(err.status).send(err.toBody());
+    // Fastify's own client errors (malformed JSON, oversize or non-JSON bodies) keep their 4xx status.
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status === 413) return reply.status(413).send(new LoopSmithError("LS_ERR_PAYLOAD_TOO_LARGE", `The request body exceeds ${deps.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes.`).toBody());
+    if (status === 415) return reply.status(415).send(new LoopSmithError("LS_ERR_UNSUPPORTED_MEDIA_TYPE").toBody());
+    if (status !== undefined && status >= 400 && status < 500)
+      return reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION", (err as Error).message, [{ path: "body", message: (err as Error).message }]).toBody());
     req.log.error({ err }, "unhandled error");
     return reply.status(500).send(new LoopSmithError("LS_ERR_INTERNAL").toBody());
   });
@@ -61,5 +74,11 @@ export async function build(deps: ApiDeps) {
   });
 
   await app.register(healthRoutes, { readiness: deps.readiness, timeoutMs: deps.readyCheckTimeoutMs ?? 2000 });
+  await app.register(goalRoutes, {
+    deps: () => {
+      if (!deps.goals) throw new LoopSmithError("LS_ERR_NOT_READY", "Goal storage is not configured in this instance.");
+      return deps.goals;
+    },
+  });
   return app;
 }

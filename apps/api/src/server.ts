@@ -1,7 +1,9 @@
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { configOrExit, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
+import { GOAL_JOB_OPTIONS, goalJobId, QUEUES } from "@loopsmith/schemas";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { realReadiness } from "./readiness";
@@ -16,8 +18,22 @@ redis.connect().catch(() => undefined);
 const docker = dockerClient(config.DOCKER_HOST);
 const sandboxImage = config.SANDBOX_IMAGE ?? sandboxImageTag();
 
+// The producer side fails fast (no offline queue) so that a submit during a Redis outage is refused
+// with a 503 rather than hanging.
+const queueConnection = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+queueConnection.on("error", (err) => log.debug({ err }, "redis (queue) connection error"));
+const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
+
 const app = await build({
   logger: log,
+  bodyLimit: config.BODY_LIMIT_BYTES,
+  goals: {
+    prisma,
+    models: config,
+    enqueue: async (job) => {
+      await queue.add("step", job, { ...GOAL_JOB_OPTIONS, jobId: goalJobId(job) });
+    },
+  },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
 });
@@ -28,7 +44,8 @@ async function shutdown(signal: string) {
   closing = true;
   log.info({ signal }, "shutting down");
   await app.close();
-  await Promise.allSettled([prisma.$disconnect(), redis.quit()]);
+  await Promise.allSettled([queue.close(), prisma.$disconnect(), redis.quit()]);
+  await queueConnection.quit().catch(() => undefined);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { configOrExit, createLogger } from "@loopsmith/core";
+import { createPrisma } from "@loopsmith/db";
+import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadRunnerConfig } from "./config";
+import { createRunner } from "./runtime";
 import { sandboxSelfCheck } from "./self-check";
-import { createGoalWorker } from "./worker";
 
 const LEFTOVER_AGE_MS = 15 * 60_000;
 
@@ -30,17 +32,17 @@ try {
 
 // BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
 const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-const worker = createGoalWorker({
+const prisma = createPrisma(config.DATABASE_URL, { maxConnections: config.RUNNER_CONCURRENCY + 2 });
+const runner = createRunner({
+  prisma,
   connection,
   prefix: config.QUEUE_PREFIX,
   concurrency: config.RUNNER_CONCURRENCY,
+  sandbox,
+  models: (spec) => createModel(spec, config),
   log,
-  // The closed loop plugs in here. Until then a goal job is acknowledged and logged.
-  handle: async (job, meta) => {
-    log.info({ ...job, ...meta }, "goal job received");
-    return { acknowledged: true, runnerId };
-  },
 });
+const worker = runner.worker;
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -50,17 +52,16 @@ async function shutdown(signal: string) {
   const timer = setTimeout(() => {
     // Past the grace period, release the job: its lock lapses and another runner picks it up.
     log.warn("grace period over: releasing active jobs");
-    void worker.close(true).finally(() => process.exit(0));
+    void runner.close(true).finally(() => process.exit(0));
   }, config.SHUTDOWN_GRACE_MS);
-  await worker.close();
+  await runner.close();
   clearTimeout(timer);
-  await connection.quit().catch(() => undefined);
+  await Promise.allSettled([connection.quit(), prisma.$disconnect()]);
   log.info("stopped");
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-await worker.waitUntilReady();
-void worker.run();
+await runner.start();
 log.info({ queue: worker.name, prefix: config.QUEUE_PREFIX, concurrency: config.RUNNER_CONCURRENCY }, "runner ready");

@@ -2,10 +2,17 @@
 // retryable flag. Codes are never reused or renamed: clients match on them.
 export const ERROR_CATALOG = {
   LS_ERR_VALIDATION: { status: 400, retryable: false, message: "The request is invalid." },
+  LS_ERR_PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: "The request body is too large." },
+  LS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false, message: "Send the request body as application/json." },
   LS_ERR_NOT_FOUND: { status: 404, retryable: false, message: "Not found." },
   LS_ERR_NOT_READY: { status: 503, retryable: true, message: "A dependency is not ready." },
   LS_ERR_CONFIG: { status: 500, retryable: false, message: "The server configuration is invalid." },
   LS_ERR_INTERNAL: { status: 500, retryable: true, message: "Internal error." },
+  LS_ERR_MODEL_DISABLED: { status: 400, retryable: false, message: "That model provider is not enabled on this server." },
+  LS_ERR_MODEL_OUTPUT: { status: 502, retryable: false, message: "The model's output did not match the required schema." },
+  LS_ERR_MODEL_UNAVAILABLE: { status: 503, retryable: true, message: "The model provider could not be reached." },
+  LS_ERR_STALE_VERSION: { status: 409, retryable: false, message: "The goal moved on since this step was scheduled." },
+  LS_ERR_ILLEGAL_TRANSITION: { status: 500, retryable: false, message: "The state machine refused a transition." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

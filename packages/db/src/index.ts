@@ -11,5 +11,5 @@ export type { Artifact, CheckResult, Execution, Goal, GoalInput, ModelCall, Plan
 // Schema migrations (same bookkeeping as `prisma migrate deploy`).
 export { migrate, type MigrateOptions, type MigrateResult } from "./migrate";
 
-// Goal-state writer (compare-and-set on Goal.version + tape append in one transaction) goes here, as
-// its own module (e.g. ./goal-state.ts) taking the PrismaClient as an argument.
+// Goal-state writer: compare-and-set on Goal.version + tape append + the step's evidence, in one transaction.
+export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type Tx } from "./goal-state";

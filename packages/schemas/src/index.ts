@@ -1,2 +1,4 @@
 export * from "./jobs";
 export * from "./health";
+export * from "./loop";
+export * from "./goals";

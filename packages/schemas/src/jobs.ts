@@ -12,3 +12,19 @@ export const goalJobSchema = z.object({
   version: z.number().int().nonnegative(),
 });
 export type GoalJob = z.infer<typeof goalJobSchema>;
+
+/** One job per goal version: enqueueing the same step twice is a no-op (BullMQ dedupes by job id). */
+export function goalJobId(job: GoalJob): string {
+  return `${job.goalId}-v${job.version}`;
+}
+
+/**
+ * Delivery settings for goal jobs. A step that throws (sandbox engine or model provider unreachable) is
+ * retried with backoff; the goal's own attempt budget is spent only by executions that really ran.
+ */
+export const GOAL_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: "exponential", delay: 2000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;

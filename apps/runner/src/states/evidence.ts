@@ -1,0 +1,79 @@
+// Reading back what earlier steps stored: the frozen plan, the code the last GENERATE/REFINE produced,
+// the latest execution and its checks. All of it comes from the database, so any runner can take the
+// next step of any goal.
+import { LoopSmithError } from "@loopsmith/core";
+import type { Execution, PrismaClient } from "@loopsmith/db";
+import { summarizeInput, RESULT_FILE, type InputSummary, type RunSummary } from "@loopsmith/agents";
+import { checkSpec, generatedCode, inspection, planOutput, type CheckSpec, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
+import { z } from "zod";
+
+export interface FrozenPlan {
+  plan: PlanOutput;
+  checks: CheckSpec[];
+}
+
+function missing(what: string, goalId: string): never {
+  throw new LoopSmithError("LS_ERR_INTERNAL", `goal ${goalId}: ${what} is missing from the database`);
+}
+
+export async function loadInputs(prisma: PrismaClient, goalId: string): Promise<{ name: string; content: Buffer }[]> {
+  const rows = await prisma.goalInput.findMany({ where: { goalId }, orderBy: { name: "asc" } });
+  return rows.map((r) => ({ name: r.name, content: Buffer.from(r.content) }));
+}
+
+export async function loadInputSummaries(prisma: PrismaClient, goalId: string): Promise<InputSummary[]> {
+  return (await loadInputs(prisma, goalId)).map((f) => summarizeInput(f.name, f.content));
+}
+
+export async function loadPlan(prisma: PrismaClient, goalId: string): Promise<FrozenPlan> {
+  const row = (await prisma.plan.findUnique({ where: { goalId } })) ?? missing("the plan", goalId);
+  return {
+    plan: planOutput.parse({
+      objective: row.objective,
+      approach: row.approach,
+      output_contract: row.outputContract,
+      checks: row.checks,
+    }),
+    checks: z.array(checkSpec).parse(row.checks),
+  };
+}
+
+/** The code of the latest GENERATE or REFINE, stored on the tape row that moved the goal to execute. */
+export async function loadLatestCode(prisma: PrismaClient, goalId: string): Promise<GeneratedCode> {
+  const row =
+    (await prisma.transition.findFirst({ where: { goalId, toState: "execute" }, orderBy: { seq: "desc" } })) ??
+    missing("the generated code", goalId);
+  return generatedCode.parse((row.detail as { code?: unknown }).code);
+}
+
+/** The inspection stored on the tape row that moved the goal out of its latest INSPECT. */
+export async function loadLatestInspection(prisma: PrismaClient, goalId: string): Promise<Inspection> {
+  const row =
+    (await prisma.transition.findFirst({ where: { goalId, fromState: "inspect" }, orderBy: { seq: "desc" } })) ??
+    missing("the inspection", goalId);
+  return inspection.parse((row.detail as { inspection?: unknown }).inspection);
+}
+
+export async function loadExecution(prisma: PrismaClient, goalId: string, attempt: number) {
+  return (
+    (await prisma.execution.findUnique({
+      where: { goalId_attempt: { goalId, attempt } },
+      include: { artifactFiles: true },
+    })) ?? missing(`execution ${attempt}`, goalId)
+  );
+}
+
+export function runSummary(exec: Execution & { artifactFiles: { name: string; size: number; content: Uint8Array }[] }): RunSummary {
+  const result = exec.artifactFiles.find((a) => a.name === RESULT_FILE);
+  return {
+    attempt: exec.attempt,
+    exitCode: exec.exitCode,
+    timedOut: exec.timedOut,
+    oomKilled: exec.oomKilled,
+    durationMs: exec.durationMs,
+    stdout: exec.stdout,
+    stderr: exec.stderr,
+    artifacts: exec.artifactFiles.map((a) => ({ name: a.name, size: a.size })),
+    result: result ? Buffer.from(result.content).toString("utf8") : null,
+  };
+}

@@ -1,0 +1,92 @@
+// EXECUTE: one fresh sandbox container runs the latest program against the goal's inputs. Whatever
+// happens inside (crash, timeout, OOM, hostile code) is evidence for INSPECT, not an error here; only
+// a sandbox that cannot run at all throws (and the job is retried).
+import { createHash } from "node:crypto";
+import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR } from "@loopsmith/sandbox";
+import type { StateHandler } from "./context";
+import { loadInputs, loadLatestCode } from "./evidence";
+
+const STDERR_TAIL = 2000;
+
+export const execute: StateHandler = async (ctx, deps) => {
+  const { goal } = ctx;
+  const attempt = goal.attempts + 1;
+  const code = await loadLatestCode(deps.prisma, goal.id);
+  const inputs = await loadInputs(deps.prisma, goal.id);
+  const paths = inputs.map((f) => `${SANDBOX_INPUT_DIR}/${f.name}`);
+  const timeoutMs = executionTimeoutMs(goal.budgets);
+
+  const run = await deps.sandbox.run({
+    files: inputs,
+    script: { filename: code.filename, source: code.source },
+    command: ["python3", code.filename],
+    env: {
+      INPUT_PATH: paths[0] ?? "",
+      INPUT_PATHS: JSON.stringify(paths),
+      INPUT_DIR: SANDBOX_INPUT_DIR,
+      OUTPUT_DIR: SANDBOX_OUTPUT_DIR,
+    },
+    timeoutMs,
+  });
+  deps.log.info(
+    { goalId: goal.id, attempt, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs },
+    "execution finished",
+  );
+
+  const artifacts = run.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 }));
+  return {
+    event: { type: "EXECUTED" },
+    attempts: attempt,
+    detail: {
+      attempt,
+      exit_code: run.exitCode,
+      timed_out: run.timedOut,
+      oom_killed: run.oomKilled,
+      duration_ms: Math.round(run.durationMs),
+      timeout_ms: timeoutMs,
+      artifacts,
+      artifact_errors: run.artifactErrors,
+      stderr_tail: run.stderr.slice(-STDERR_TAIL),
+      image_id: run.imageId,
+      script_sha256: createHash("sha256").update(code.source).digest("hex"),
+    },
+    effects: async (tx) => {
+      const exec = await tx.execution.create({
+        data: {
+          goalId: goal.id,
+          attempt,
+          exitCode: run.exitCode,
+          stdout: run.stdout,
+          stderr: run.stderr,
+          stdoutTruncated: run.stdoutTruncatedBytes,
+          stderrTruncated: run.stderrTruncatedBytes,
+          durationMs: Math.round(run.durationMs),
+          timedOut: run.timedOut,
+          oomKilled: run.oomKilled,
+          artifacts,
+          imageId: run.imageId,
+          script: code.source,
+        },
+      });
+      if (run.artifacts.length > 0) {
+        await tx.artifact.createMany({
+          data: run.artifacts.map((a) => ({
+            goalId: goal.id,
+            executionId: exec.id,
+            name: a.name,
+            sha256: a.sha256,
+            size: a.size,
+            content: new Uint8Array(a.content),
+          })),
+        });
+      }
+    },
+  };
+};
+
+export const DEFAULT_EXECUTION_TIMEOUT_SECONDS = 60;
+
+function executionTimeoutMs(budgets: unknown): number {
+  const s = (budgets as { execution_timeout_seconds?: unknown } | null)?.execution_timeout_seconds;
+  return (typeof s === "number" && s > 0 ? s : DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000;
+}

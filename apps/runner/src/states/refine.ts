@@ -1,0 +1,28 @@
+// REFINE: the refiner gets the script, the real run, the failed checks and the diagnosis, and writes the
+// next complete program.
+import { refinerRequest } from "@loopsmith/agents";
+import { checkOutcome } from "@loopsmith/schemas";
+import type { StateHandler } from "./context";
+import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, runSummary } from "./evidence";
+import { modelFailed, modelTurn } from "./model-call";
+
+export const refine: StateHandler = async (ctx, deps) => {
+  const { goal } = ctx;
+  const { plan } = await loadPlan(deps.prisma, goal.id);
+  const exec = await loadExecution(deps.prisma, goal.id, goal.attempts);
+  const failedRows = await deps.prisma.checkResult.findMany({
+    where: { goalId: goal.id, attempt: goal.attempts, passed: false },
+    orderBy: { createdAt: "asc" },
+  });
+  const failed = failedRows.map((r) => checkOutcome.parse({ id: r.checkId, params: r.params, passed: r.passed, message: r.message }));
+  const req = refinerRequest({
+    plan,
+    code: await loadLatestCode(deps.prisma, goal.id),
+    run: runSummary(exec),
+    failed,
+    inspection: await loadLatestInspection(deps.prisma, goal.id),
+  });
+  const turn = await modelTurn(ctx, deps, req);
+  if (!turn.ok) return modelFailed("refine", turn.error);
+  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, code: turn.output } };
+};

@@ -1,0 +1,93 @@
+// The only code that writes goal state. Every move is one transaction: compare-and-set on the goal's
+// version, append the tape row, and write whatever evidence the step produced, so that a crash leaves
+// either all of a step or none of it.
+import { LoopSmithError } from "@loopsmith/core";
+import { assertTransition } from "@loopsmith/machine";
+import type { Prisma, PrismaClient } from "./generated/client";
+
+export type Tx = Prisma.TransactionClient;
+
+/**
+ * For values already validated by zod (params are `Record<string, unknown>`), which Prisma's JSON input
+ * type cannot see are JSON.
+ */
+export function asJson(value: unknown): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
+export interface NewGoal {
+  objective: string;
+  success: string | null;
+  checks: unknown;
+  inputs: { name: string; content: Buffer; sha256: string }[];
+  maxAttempts: number;
+  budgets: Prisma.InputJsonValue;
+  model: unknown;
+}
+
+/** Insert a goal in its first state (`plan`, version 0) with tape row 0. */
+export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{ id: string; version: number }> {
+  assertTransition(null, "plan");
+  return prisma.$transaction(async (tx) => {
+    const row = await tx.goal.create({
+      data: {
+        objective: goal.objective,
+        success: goal.success,
+        checks: asJson(goal.checks),
+        inputs: goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })),
+        maxAttempts: goal.maxAttempts,
+        budgets: goal.budgets,
+        model: goal.model == null ? undefined : asJson(goal.model),
+        state: "plan",
+        version: 0,
+        inputFiles: {
+          create: goal.inputs.map((f) => ({
+            name: f.name,
+            size: f.content.length,
+            sha256: f.sha256,
+            content: new Uint8Array(f.content),
+          })),
+        },
+        transitions: { create: { seq: 0, fromState: null, toState: "plan", detail: {} } },
+      },
+      select: { id: true, version: true },
+    });
+    return row;
+  });
+}
+
+export interface Advance {
+  goalId: string;
+  /** The version the step was scheduled from; the move fails with LS_ERR_STALE_VERSION if it moved on. */
+  fromVersion: number;
+  from: string;
+  to: string;
+  /** The evidence for this move, stored on the tape row. */
+  detail: Prisma.InputJsonValue;
+  /** Goal columns that change with the move. */
+  patch?: Pick<Prisma.GoalUpdateManyMutationInput, "attempts" | "verified" | "failureReason" | "report" | "finishedAt">;
+  /** Rows written in the same transaction (the execution, check results, the plan...). */
+  effects?: (tx: Tx) => Promise<void>;
+}
+
+export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<{ version: number }> {
+  assertTransition(move.from, move.to);
+  const version = move.fromVersion + 1;
+  await prisma.$transaction(async (tx) => {
+    const cas = await tx.goal.updateMany({
+      where: { id: move.goalId, version: move.fromVersion, state: move.from },
+      data: { ...move.patch, state: move.to, version },
+    });
+    if (cas.count !== 1) {
+      throw new LoopSmithError(
+        "LS_ERR_STALE_VERSION",
+        `goal ${move.goalId} is no longer at version ${move.fromVersion} in state ${move.from}`,
+      );
+    }
+    await tx.transition.create({
+      data: { goalId: move.goalId, seq: version, fromState: move.from, toState: move.to, detail: move.detail },
+    });
+    await move.effects?.(tx);
+  });
+  return { version };
+}

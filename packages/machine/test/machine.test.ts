@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import {
+  assertTransition,
+  IllegalTransition,
+  isTerminal,
+  STATES,
+  tapeString,
+  transition,
+  TRANSITIONS,
+  type MachineEvent,
+  type State,
+} from "../src/index";
+
+const legal: [State, State][] = [
+  ["plan", "generate"],
+  ["plan", "failed"],
+  ["generate", "execute"],
+  ["generate", "failed"],
+  ["execute", "inspect"],
+  ["inspect", "verified"],
+  ["inspect", "refine"],
+  ["inspect", "failed"],
+  ["refine", "execute"],
+  ["refine", "failed"],
+];
+const isLegal = (a: State, b: State) => legal.some(([x, y]) => x === a && y === b);
+
+describe("transition table", () => {
+  it.each(legal)("allows %s → %s", (from, to) => {
+    expect(() => assertTransition(from, to)).not.toThrow();
+  });
+
+  const illegal = STATES.flatMap((a) => STATES.map((b) => [a, b] as [State, State])).filter(([a, b]) => !isLegal(a, b));
+  it("has exactly the legal edges listed here", () => {
+    expect(illegal.length + legal.length).toBe(STATES.length ** 2);
+    expect(Object.values(TRANSITIONS).flat().length).toBe(legal.length);
+  });
+  it.each(illegal)("refuses %s → %s naming the allowed moves", (from, to) => {
+    const err = (() => {
+      try {
+        assertTransition(from, to);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(IllegalTransition);
+    expect((err as Error).message).toContain(`allowed from ${from}: ${TRANSITIONS[from].join(", ") || "none"}`);
+  });
+
+  it("terminals have no exits", () => {
+    for (const t of ["verified", "failed"] as const) {
+      expect(isTerminal(t)).toBe(true);
+      expect(TRANSITIONS[t]).toEqual([]);
+    }
+  });
+
+  it("a goal can only start in plan", () => {
+    expect(() => assertTransition(null, "plan")).not.toThrow();
+    expect(() => assertTransition(null, "generate")).toThrow(IllegalTransition);
+    expect(() => assertTransition("plan", "bogus")).toThrow(IllegalTransition);
+    expect(() => assertTransition("bogus", "plan")).toThrow(IllegalTransition);
+  });
+
+  it("no path reaches verified without passing inspect", () => {
+    // Search the graph with inspect removed: verified must be unreachable from plan.
+    const seen = new Set<State>(["plan"]);
+    const todo: State[] = ["plan"];
+    while (todo.length) {
+      const s = todo.pop()!;
+      for (const n of TRANSITIONS[s]) if (n !== "inspect" && !seen.has(n)) (seen.add(n), todo.push(n));
+    }
+    expect(seen.has("verified")).toBe(false);
+    expect(seen.has("execute")).toBe(true);
+    // And the only edge into verified comes from inspect.
+    expect(STATES.filter((s) => TRANSITIONS[s].includes("verified"))).toEqual(["inspect"]);
+  });
+});
+
+describe("transition(state, event)", () => {
+  const inspected = (checksPassed: boolean, inspectorVerified: boolean, attempts = 1, maxAttempts = 5): MachineEvent => ({
+    type: "INSPECTED",
+    checksPassed,
+    inspectorVerified,
+    attempts,
+    maxAttempts,
+  });
+
+  it("walks the happy path", () => {
+    expect(transition("plan", { type: "PLANNED" }).to).toBe("generate");
+    expect(transition("generate", { type: "CODE_READY" }).to).toBe("execute");
+    expect(transition("execute", { type: "EXECUTED" }).to).toBe("inspect");
+    expect(transition("inspect", inspected(true, true)).to).toBe("verified");
+    expect(transition("refine", { type: "CODE_READY" }).to).toBe("execute");
+  });
+
+  it("a failed check vetoes the inspector's verified", () => {
+    expect(transition("inspect", inspected(false, true)).to).toBe("refine");
+    expect(transition("inspect", inspected(true, false)).to).toBe("refine");
+  });
+
+  it("the attempt budget ends in failed with its reason, but never overrides a pass", () => {
+    expect(transition("inspect", inspected(false, true, 5, 5))).toEqual({ from: "inspect", to: "failed", reason: "budget_attempts" });
+    expect(transition("inspect", inspected(true, true, 5, 5)).to).toBe("verified");
+    expect(transition("inspect", inspected(false, false, 4, 5)).to).toBe("refine");
+  });
+
+  it("a model failure ends the goal from the state that asked", () => {
+    for (const s of ["plan", "generate", "refine", "inspect"] as const)
+      expect(transition(s, { type: "MODEL_FAILED" })).toEqual({ from: s, to: "failed", reason: "model_failure" });
+    expect(() => transition("execute", { type: "MODEL_FAILED" })).toThrow(IllegalTransition);
+  });
+
+  it("an event out of place is illegal", () => {
+    expect(() => transition("plan", { type: "EXECUTED" })).toThrow(/not accepted in plan/);
+    expect(() => transition("verified", { type: "PLANNED" })).toThrow(IllegalTransition);
+    expect(() => transition("failed", inspected(true, true))).toThrow(IllegalTransition);
+  });
+
+  it("is pure: the same input gives the same move", () => {
+    const e = inspected(false, true, 2, 3);
+    expect(transition("inspect", e)).toEqual(transition("inspect", e));
+  });
+});
+
+describe("tape", () => {
+  it("joins states with arrows", () => {
+    expect(tapeString(["plan", "generate", "execute", "inspect", "verified"])).toBe("plan → generate → execute → inspect → verified");
+  });
+});

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { LoopSmithError } from "@loopsmith/core";
+import { modelProviders, type ModelProvider, type ModelSpec } from "@loopsmith/schemas";
+
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_GOOGLE_MODEL = "gemini-2.5-flash";
+
+const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/**
+ * Model settings from the environment. Apps merge them into their own config with
+ * `.extend(modelConfigSchema.shape)`. Credentials live here only, never in goal requests.
+ */
+export const modelConfigSchema = z.object({
+  // Off by default: a scripted goal bypasses real judgement, so a server has to opt in.
+  LOOPSMITH_SCRIPTED_MODEL: z.stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] }).default(false),
+  // Scripted cannot be a default: it needs a script, which only a goal can supply.
+  DEFAULT_MODEL_PROVIDER: z.enum(modelProviders).exclude(["scripted"]).optional(),
+  OPENAI_COMPATIBLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Optional: local servers (llama.cpp, vLLM, Ollama) take no key.
+  OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
+  OPENAI_COMPATIBLE_MODEL: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ANTHROPIC_MODEL: z.string().min(1).default(DEFAULT_ANTHROPIC_MODEL),
+  GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
+  GOOGLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GOOGLE_MODEL: z.string().min(1).default(DEFAULT_GOOGLE_MODEL),
+  /** Extra tries, with the validation error fed back, when a reply does not match the schema. */
+  MODEL_SCHEMA_RETRIES: count(2),
+  /** The AI SDK's own retries of retryable HTTP failures (429, 5xx, network), with backoff. */
+  MODEL_HTTP_RETRIES: count(2),
+  /** Per try, covering the SDK's HTTP retries too. */
+  MODEL_TIMEOUT_MS: positive(120_000),
+  MODEL_MAX_OUTPUT_TOKENS: positive(8192),
+});
+export type ModelConfig = z.output<typeof modelConfigSchema>;
+
+/** What each provider needs, for error messages. */
+const ENABLED_BY: Record<ModelProvider, string> = {
+  scripted: "LOOPSMITH_SCRIPTED_MODEL=true",
+  "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL (plus OPENAI_COMPATIBLE_API_KEY if the server needs one)",
+  anthropic: "ANTHROPIC_API_KEY",
+  google: "GOOGLE_GENERATIVE_AI_API_KEY",
+};
+
+export function isProviderEnabled(provider: ModelProvider, config: ModelConfig): boolean {
+  switch (provider) {
+    case "scripted":
+      return config.LOOPSMITH_SCRIPTED_MODEL;
+    case "openai-compatible":
+      return config.OPENAI_COMPATIBLE_BASE_URL !== undefined && config.OPENAI_COMPATIBLE_MODEL !== undefined;
+    case "anthropic":
+      return config.ANTHROPIC_API_KEY !== undefined;
+    case "google":
+      return config.GOOGLE_GENERATIVE_AI_API_KEY !== undefined;
+  }
+}
+
+/** Enabled providers, in the order a default is picked from (scripted last: it can never be a default). */
+export function enabledProviders(config: ModelConfig): ModelProvider[] {
+  const order: ModelProvider[] = ["openai-compatible", "anthropic", "google", "scripted"];
+  return order.filter((p) => isProviderEnabled(p, config));
+}
+
+export function providerDisabledError(provider: ModelProvider): LoopSmithError {
+  const message = `Model provider "${provider}" is not enabled on this server; it needs ${ENABLED_BY[provider]}.`;
+  return new LoopSmithError("LS_ERR_MODEL_DISABLED", message, [{ path: "model.provider", message }]);
+}
+
+/**
+ * The spec a goal runs with: the goal's own, or the server's default provider when it names none.
+ * Throws LS_ERR_MODEL_DISABLED (a 400, so the API can refuse the goal up front) when that provider is off.
+ */
+export function resolveModelSpec(spec: ModelSpec | undefined, config: ModelConfig): ModelSpec {
+  if (spec !== undefined) {
+    if (!isProviderEnabled(spec.provider, config)) throw providerDisabledError(spec.provider);
+    return spec;
+  }
+  if (config.DEFAULT_MODEL_PROVIDER !== undefined) {
+    if (!isProviderEnabled(config.DEFAULT_MODEL_PROVIDER, config)) throw providerDisabledError(config.DEFAULT_MODEL_PROVIDER);
+    return { provider: config.DEFAULT_MODEL_PROVIDER };
+  }
+  const fallback = enabledProviders(config).find((p): p is Exclude<ModelProvider, "scripted"> => p !== "scripted");
+  if (fallback !== undefined) return { provider: fallback };
+  const scriptedHint = config.LOOPSMITH_SCRIPTED_MODEL ? ' The scripted provider is enabled: name it with a script ({"provider": "scripted", "script": {...}}).' : "";
+  const message =
+    "The goal names no model provider and this server has no default; configure one of " +
+    `${(["openai-compatible", "anthropic", "google"] as const).map((p) => `${p} (${ENABLED_BY[p]})`).join(", ")}.${scriptedHint}`;
+  throw new LoopSmithError("LS_ERR_MODEL_DISABLED", message, [{ path: "model.provider", message }]);
+}

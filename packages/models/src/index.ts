@@ -1,0 +1,6 @@
+export * from "./types";
+export * from "./errors";
+export * from "./config";
+export * from "./scripted";
+export * from "./provider-schema";
+export * from "./ai-sdk";

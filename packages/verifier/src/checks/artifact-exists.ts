@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { findArtifact } from "../artifacts";
+import { defineCheck } from "../define";
+
+export const artifactExists = defineCheck({
+  description: 'The script left a regular file with this name, relative to the output directory. Params: name (default "result.json").',
+  params: z.strictObject({ name: z.string().min(1).default("result.json") }),
+  run({ name }, ctx) {
+    const found = findArtifact(ctx, name);
+    if (!found.ok) return { passed: false, message: found.message };
+    return { passed: true, message: `artifact "${name}" was returned (${found.value.length} bytes)` };
+  },
+});

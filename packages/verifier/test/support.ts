@@ -1,0 +1,28 @@
+import type { CheckSpec } from "@loopsmith/schemas";
+import type { VerifyContext } from "../src/index";
+
+/** The demo's correct summary of sales.csv. */
+export const DEMO_RESULT = {
+  by_region: { North: 10749.9, South: 8552.5, East: 7212.25, West: 8631.0 },
+  total_revenue: 35145.65,
+  top_region: "North",
+  top_region_share: 0.3059,
+};
+
+/** A clean run that returned `result.json` holding `result` (serialised unless it is already text). */
+export function ctxWith(result: unknown, over: Partial<VerifyContext> = {}): VerifyContext {
+  const text = typeof result === "string" ? result : JSON.stringify(result);
+  return {
+    exitCode: 0,
+    timedOut: false,
+    oomKilled: false,
+    stderr: "",
+    artifacts: [{ name: "result.json", content: Buffer.from(text, "utf8") }],
+    artifactErrors: [],
+    ...over,
+  };
+}
+
+export function check(id: string, params: Record<string, unknown> = {}): CheckSpec {
+  return { id, params, kind: "deterministic", description: "" };
+}

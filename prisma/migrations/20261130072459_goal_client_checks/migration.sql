@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "goals" ADD COLUMN     "checks" JSONB NOT NULL DEFAULT '[]';

@@ -1,0 +1,183 @@
+// The closed loop through the HTTP API on the real services: Postgres, Redis, Docker. Only the model is
+// scripted; every program really runs in the sandbox and every check really runs in the verifier.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXPECTED_REPORT, EXPECTED_TAPE, SCRIPT_CORRECT, SCRIPT_LEAKS_BLANK, demoGoal, demoScript } from "../../scripts/demo/scenario";
+import { startLoop, type Loop } from "../support/loop";
+
+let loop: Loop;
+beforeAll(async () => {
+  loop = await startLoop();
+});
+afterAll(async () => {
+  await loop?.close();
+});
+
+const py = (source: string, notes = "") => ({ filename: "analysis.py", language: "python", source, notes });
+
+describe("the demo goal", () => {
+  it("crashes on the currency, leaks a blank region, then verifies with the report the container computed", async () => {
+    const goal = await loop.run(demoGoal());
+    expect(goal.state).toBe("verified");
+    expect(goal.verified).toBe(true);
+    expect(goal.attempts).toBe(3);
+    expect(goal.tape).toBe(EXPECTED_TAPE);
+    expect(goal.report).toEqual(EXPECTED_REPORT);
+    expect(goal.model).toEqual({ provider: "scripted", model: "scripted" });
+
+    // Attempt 1 really crashed in the container, attempt 2 really wrote a NaN key.
+    expect(goal.executions.map((e) => e.exit_code)).toEqual([1, 0, 0]);
+    expect(goal.executions[0]!.stderr_tail).toMatch(/could not convert string to float: '\$1,299\.00'/);
+    expect(goal.executions.every((e) => e.image_id.startsWith("sha256:"))).toBe(true);
+    const inspections = goal.transitions.filter((t) => t.from === "inspect");
+    const failed = (i: number) =>
+      (inspections[i]!.detail.checks as { id: string; passed: boolean }[]).filter((c) => !c.passed).map((c) => c.id);
+    expect(failed(0)).toEqual(expect.arrayContaining(["exits_clean", "artifact_exists", "json_parses"]));
+    expect(failed(1)).toEqual(["no_null_region"]);
+    expect(failed(2)).toEqual([]);
+
+    // Checks: baseline + the client's (binding) + the planner's, each with its latest result.
+    const ids = goal.checks.map((c) => `${c.source}:${c.id}`);
+    expect(ids).toEqual([
+      "baseline:exits_clean",
+      "baseline:artifact_exists",
+      "baseline:json_parses",
+      "client:reconciles_total",
+      "planner:schema_ok",
+      "planner:no_null_region",
+      "planner:top_is_argmax",
+    ]);
+    expect(goal.checks.every((c) => c.latest?.passed === true && c.latest.attempt === 3)).toBe(true);
+
+    // Every model turn is recorded: plan, generate, 3 inspections, 2 refinements.
+    expect(goal.cost.model_calls).toBe(7);
+    expect(goal.cost.tokens_in).toBeGreaterThan(0);
+    expect(goal.cost.sandbox_ms).toBeGreaterThan(0);
+    expect(goal.transitions.map((t) => t.seq)).toEqual([...Array(11).keys()]);
+
+    // The verified artifact is stored, byte for byte what the program wrote.
+    const stored = await loop.prisma.artifact.findMany({ where: { goalId: goal.id, name: "result.json" }, include: { execution: true } });
+    expect(stored).toHaveLength(2);
+    const last = stored.find((a) => a.execution?.attempt === 3)!;
+    expect(JSON.parse(Buffer.from(last.content).toString("utf8"))).toEqual(EXPECTED_REPORT);
+  });
+
+  it("with a budget of 2 attempts ends failed, with its tape and no report", async () => {
+    const goal = await loop.run(demoGoal({ max_attempts: 2 }));
+    expect(goal.state).toBe("failed");
+    expect(goal.failure_reason).toBe("budget_attempts");
+    expect(goal.attempts).toBe(2);
+    expect(goal.tape).toBe("plan → generate → execute → inspect → refine → execute → inspect → failed");
+    expect(goal.report).toBeNull();
+    expect(goal.transitions.at(-1)!.detail.reason).toBe("budget_attempts");
+  });
+});
+
+describe("the deterministic veto", () => {
+  it("an inspector that says verified while reconciles_total fails never reaches verified", async () => {
+    const wrongTotal = SCRIPT_CORRECT.replace("total = round(sum(by_region.values()), 2)", "total = round(sum(by_region.values()) + 44.5, 2)");
+    const script = demoScript();
+    const goal = await loop.run(
+      demoGoal({
+        max_attempts: 2,
+        model: {
+          provider: "scripted",
+          script: {
+            ...script,
+            generate: py(wrongTotal),
+            inspect: [{ verified: true, failing_checks: [], diagnosis: "Looks right to me.", fix_hint: "" }],
+            refine: [py(wrongTotal)],
+          },
+        },
+      }),
+    );
+    expect(goal.state).toBe("failed");
+    expect(goal.verified).toBe(false);
+    expect(goal.tape).not.toContain("verified");
+    expect(goal.tape).toBe("plan → generate → execute → inspect → refine → execute → inspect → failed");
+    const reconcile = goal.checks.find((c) => c.id === "reconciles_total")!;
+    expect(reconcile.latest).toMatchObject({ passed: false });
+    expect(reconcile.latest!.message).toMatch(/difference 44\.5/);
+    for (const t of goal.transitions.filter((x) => x.from === "inspect")) {
+      expect(t.detail.inspector_overruled).toBe(true);
+      expect((t.detail.inspection as { verified: boolean }).verified).toBe(false);
+    }
+  });
+
+  it("an unknown check id fails closed", async () => {
+    const script = demoScript();
+    const goal = await loop.run(
+      demoGoal({
+        max_attempts: 1,
+        model: {
+          provider: "scripted",
+          script: {
+            ...script,
+            plan: { ...script.plan, checks: [...script.plan.checks, { id: "totally_made_up", params: {} }] },
+            generate: py(SCRIPT_CORRECT),
+            inspect: [{ verified: true, failing_checks: [], diagnosis: "fine", fix_hint: "" }],
+          },
+        },
+      }),
+    );
+    expect(goal.state).toBe("failed");
+    const made = goal.checks.find((c) => c.id === "totally_made_up")!;
+    expect(made.source).toBe("planner");
+    expect(made.latest).toMatchObject({ passed: false });
+    expect(made.latest!.message).toMatch(/unknown check id/);
+    // Everything else passed: the unknown check alone kept the goal from verified.
+    expect(goal.checks.filter((c) => c.latest?.passed === false).map((c) => c.id)).toEqual(["totally_made_up"]);
+  });
+
+  it("a client check with an unknown id is refused up front with its field path", async () => {
+    const res = await loop.post(demoGoal({ checks: [{ id: "reconciles_total", params: { values_path: "by_region", total_path: "total_revenue" } }, { id: "nope" }] }));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { code: "LS_ERR_VALIDATION" } });
+    expect((res.body.error as { details: { path: string }[] }).details.map((d) => d.path)).toContain("body.checks.1.id");
+  });
+});
+
+describe("a runaway program", () => {
+  it("is killed at the timeout, recorded, and the loop goes on to refine", async () => {
+    const script = demoScript();
+    const goal = await loop.run(
+      demoGoal({
+        execution_timeout_seconds: 2,
+        model: {
+          provider: "scripted",
+          script: {
+            ...script,
+            generate: py("while True:\n    pass\n", "spins forever"),
+            inspect: [
+              { verified: false, failing_checks: ["exits_clean"], diagnosis: "The program never ended.", fix_hint: "Remove the loop." },
+              { verified: true, failing_checks: [], diagnosis: "fine", fix_hint: "" },
+            ],
+            refine: [py(SCRIPT_CORRECT)],
+          },
+        },
+      }),
+    );
+    expect(goal.state).toBe("verified");
+    expect(goal.tape).toBe("plan → generate → execute → inspect → refine → execute → inspect → verified");
+    expect(goal.executions[0]).toMatchObject({ exit_code: 124, timed_out: true });
+    expect(goal.executions[0]!.duration_ms).toBeGreaterThanOrEqual(2000);
+    expect(goal.executions[0]!.duration_ms).toBeLessThan(10_000);
+    const firstInspect = goal.transitions.find((t) => t.from === "inspect")!;
+    const exits = (firstInspect.detail.checks as { id: string; passed: boolean; message: string }[]).find((c) => c.id === "exits_clean")!;
+    expect(exits.passed).toBe(false);
+    expect(exits.message).toMatch(/timed out/i);
+    expect(goal.report).toEqual(EXPECTED_REPORT);
+  });
+});
+
+describe("the second refinement sees the real failure", () => {
+  it("stores what the refiner was given: the script, the run and the diagnosis", async () => {
+    const goal = await loop.run(demoGoal());
+    const calls = await loop.prisma.modelCall.findMany({ where: { goalId: goal.id, state: "refine" }, orderBy: { attempt: "asc" } });
+    expect(calls).toHaveLength(2);
+    const prompt = (calls[1]!.request as { prompt: string }).prompt;
+    expect(prompt).toContain(SCRIPT_LEAKS_BLANK.split("\n")[6]!);
+    expect(prompt).toMatch(/FAIL no_null_region/);
+    expect(prompt).toMatch(/"nan"/i);
+    expect(prompt).toContain("Rows with a blank region are grouped under a NaN key");
+  });
+});

@@ -1,0 +1,92 @@
+// A LoopSmith on the real services, in this test process: the Fastify app (requests go through
+// app.inject, the full HTTP pipeline without a socket) and a runner on a random queue prefix with the
+// real Docker sandbox. Only the model is scripted (or a local fake OpenAI-compatible server).
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { expect } from "vitest";
+import { createLogger, parseConfig } from "@loopsmith/core";
+import { createPrisma } from "@loopsmith/db";
+import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
+import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
+import { GOAL_JOB_OPTIONS, goalJobId, QUEUES, type GoalJob } from "@loopsmith/schemas";
+import { build } from "../../apps/api/src/app";
+import { createRunner, type Runner } from "../../apps/runner/src/runtime";
+import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
+
+export interface GoalView {
+  id: string;
+  state: string;
+  verified: boolean;
+  attempts: number;
+  failure_reason: string | null;
+  tape: string;
+  transitions: { seq: number; from: string | null; to: string; at: string; detail: Record<string, unknown> }[];
+  plan: { objective: string; approach: string[]; output_contract: string } | null;
+  checks: { id: string; kind: string; params: Record<string, unknown>; source: string; latest: { attempt: number; passed: boolean; message: string } | null }[];
+  executions: { attempt: number; exit_code: number; duration_ms: number; timed_out: boolean; stderr_tail: string; artifacts: { name: string }[]; image_id: string }[];
+  report: unknown;
+  cost: { model_calls: number; tokens_in: number; tokens_out: number; model_latency_ms: number; sandbox_ms: number; wall_time_ms: number };
+  model: { provider: string; model: string | null };
+}
+
+export async function startLoop(opts: { env?: Record<string, string>; runner?: boolean } = {}) {
+  const models: ModelConfig = parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env });
+  const prefix = randomPrefix("loop");
+  const prisma = createPrisma(DATABASE_URL);
+  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue(QUEUES.goals, { connection, prefix });
+  const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const app = await build({
+    logger: false,
+    readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
+    goals: {
+      prisma,
+      models,
+      enqueue: async (job: GoalJob) => {
+        await queue.add("step", job, { ...GOAL_JOB_OPTIONS, jobId: goalJobId(job) });
+      },
+    },
+  });
+  const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log });
+  let runner: Runner | undefined;
+  const startRunner = async () => {
+    runner = createRunner({ prisma, connection, prefix, concurrency: 1, sandbox, models: (spec) => createModel(spec, models), log });
+    await runner.start();
+    return runner;
+  };
+  if (opts.runner !== false) await startRunner();
+
+  const post = async (body: unknown) => {
+    const res = await app.inject({ method: "POST", url: "/goals", payload: body as object });
+    return { status: res.statusCode, body: res.json() as Record<string, unknown> };
+  };
+  const get = async (id: string) => {
+    const res = await app.inject({ method: "GET", url: `/goals/${id}` });
+    return { status: res.statusCode, body: res.json() as GoalView };
+  };
+  /** Submits a goal (expecting 202) and polls until it ends. */
+  const run = async (body: unknown, timeoutMs = 120_000): Promise<GoalView> => {
+    const res = await post(body);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    return waitForEnd(res.body.id as string, timeoutMs);
+  };
+  const waitForEnd = async (id: string, timeoutMs = 120_000): Promise<GoalView> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { body } = await get(id);
+      if (body.state === "verified" || body.state === "failed") return body;
+      if (Date.now() > deadline) throw new Error(`goal ${id} still in ${body.state} after ${timeoutMs} ms; tape: ${body.tape}`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  };
+  const close = async () => {
+    await runner?.close();
+    await app.close();
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await connection.quit();
+    await prisma.$disconnect();
+  };
+  return { app, prisma, prefix, queue, post, get, run, waitForEnd, startRunner, close };
+}
+export type Loop = Awaited<ReturnType<typeof startLoop>>;
