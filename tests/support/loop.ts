@@ -29,9 +29,9 @@ export interface GoalView {
   model: { provider: string; model: string | null };
 }
 
-export async function startLoop(opts: { env?: Record<string, string>; runner?: boolean } = {}) {
+export async function startLoop(opts: { env?: Record<string, string>; runner?: boolean; prefix?: string } = {}) {
   const models: ModelConfig = parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env });
-  const prefix = randomPrefix("loop");
+  const prefix = opts.prefix ?? randomPrefix("loop");
   const prisma = createPrisma(DATABASE_URL);
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue(QUEUES.goals, { connection, prefix });

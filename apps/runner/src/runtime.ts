@@ -40,8 +40,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     prefix: deps.prefix,
     concurrency: deps.concurrency,
     log: deps.log,
-    handle: (job) =>
-      runStep(
+    handle: async (job) => {
+      const outcome = await runStep(
         {
           prisma: deps.prisma,
           sandbox: deps.sandbox,
@@ -51,7 +51,10 @@ export function createRunner(deps: RunnerDeps): Runner {
           enqueue,
         },
         job,
-      ),
+      );
+      if (!outcome.done) deps.log.info({ ...job, outcome }, "goal step skipped");
+      return outcome;
+    },
   });
   return {
     worker,

@@ -4,7 +4,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { QUEUES } from "@loopsmith/schemas";
 import { spawnTs } from "../../../scripts/lib/proc";
+import { demoGoal, demoScript, EXPECTED_REPORT, SCRIPT_CORRECT } from "../../../scripts/demo/scenario";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
+import { startLoop } from "../../../tests/support/loop";
 
 const prefix = randomPrefix("runner");
 const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -24,11 +26,13 @@ describe("runner process", () => {
       expect(check).toMatch(/"imageId":"sha256:[0-9a-f]{64}"/);
       await p.waitFor(/runner ready/, 30_000);
 
+      // A job for a goal that does not exist is taken and completes as a no-op.
       const queue = new Queue(QUEUES.goals, { connection, prefix });
       const goalId = randomUUID();
-      const job = await queue.add("goal", { goalId, version: 0 });
+      const job = await queue.add("step", { goalId, version: 0 });
       const received = await p.waitFor(new RegExp(goalId), 30_000);
-      expect(received).toContain("goal job received");
+      expect(received).toContain("goal step skipped");
+      expect(received).toContain('"skipped":"missing"');
       for (let i = 0; i < 40 && !(await job.isCompleted()); i++) await new Promise((r) => setTimeout(r, 250));
       expect(await job.isCompleted()).toBe(true);
       await queue.close();
@@ -38,6 +42,59 @@ describe("runner process", () => {
     const { code } = await p.exited;
     expect(code).toBe(0);
     expect(p.output()).toMatch(/"msg":"stopped"/);
+  });
+
+  it("on SIGTERM finishes the execution in hand, records it, and another runner completes the goal", async () => {
+    const shared = randomPrefix("graceful");
+    const loop = await startLoop({ runner: false, prefix: shared });
+    const p = spawnTs("apps/runner/src/main.ts", {
+      DATABASE_URL,
+      REDIS_URL,
+      QUEUE_PREFIX: shared,
+      LOOPSMITH_SCRIPTED_MODEL: "true",
+      SHUTDOWN_GRACE_MS: "60000",
+    });
+    try {
+      await p.waitFor(/runner ready/, 120_000);
+      const slow = `import time\ntime.sleep(4)\n${SCRIPT_CORRECT}`;
+      const res = await loop.post(
+        demoGoal({
+          model: {
+            provider: "scripted",
+            script: {
+              ...demoScript(),
+              generate: { filename: "analysis.py", language: "python", source: slow, notes: "" },
+              inspect: [{ verified: true, failing_checks: [], diagnosis: "fine", fix_hint: "" }],
+            },
+          },
+        }),
+      );
+      expect(res.status).toBe(202);
+      const id = res.body.id as string;
+      await p.waitFor(new RegExp(`"goalId":"${id}".*"to":"execute"`), 30_000);
+      // The program is now sleeping inside its container: stop the runner in the middle of it.
+      await new Promise((r) => setTimeout(r, 500));
+      p.child.kill("SIGTERM");
+      const { code } = await p.exited;
+      expect(code).toBe(0);
+      expect(p.output()).toMatch(/stopping: finishing the job in hand/);
+
+      const after = await loop.get(id);
+      expect(after.body.state).toBe("inspect");
+      expect(after.body.executions).toHaveLength(1);
+      expect(after.body.executions[0]).toMatchObject({ exit_code: 0, timed_out: false });
+      expect(after.body.executions[0]!.duration_ms).toBeGreaterThanOrEqual(4000);
+
+      // The next step was queued before the runner left: a new runner picks it up and finishes.
+      await loop.startRunner();
+      const done = await loop.waitForEnd(id);
+      expect(done.state).toBe("verified");
+      expect(done.tape).toBe("plan → generate → execute → inspect → verified");
+      expect(done.report).toEqual(EXPECTED_REPORT);
+    } finally {
+      p.child.kill("SIGKILL");
+      await loop.close();
+    }
   });
 
   it("refuses to start when the sandbox image is missing", async () => {

@@ -26,7 +26,6 @@ const HEAD_LINES = 25;
 export function summarizeInput(name: string, content: Buffer): InputSummary {
   const slice = content.subarray(0, HEAD_BYTES);
   const text = slice.toString("utf8");
-  // eslint-disable-next-line no-control-regex
   const binary = /[\x00-\x08\x0e-\x1f]/.test(text);
   return { name, size: content.length, head: binary ? null : text.split("\n").slice(0, HEAD_LINES).join("\n") };
 }

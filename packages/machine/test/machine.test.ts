@@ -67,7 +67,11 @@ describe("transition table", () => {
     const todo: State[] = ["plan"];
     while (todo.length) {
       const s = todo.pop()!;
-      for (const n of TRANSITIONS[s]) if (n !== "inspect" && !seen.has(n)) (seen.add(n), todo.push(n));
+      for (const n of TRANSITIONS[s]) {
+        if (n === "inspect" || seen.has(n)) continue;
+        seen.add(n);
+        todo.push(n);
+      }
     }
     expect(seen.has("verified")).toBe(false);
     expect(seen.has("execute")).toBe(true);

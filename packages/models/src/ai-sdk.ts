@@ -28,6 +28,8 @@ export interface AiSdkModelOptions {
   /** Per try, including the SDK's HTTP retries and their backoff. */
   timeoutMs: number;
   maxOutputTokens: number;
+  /** Passed to generateText as is (e.g. the openai-compatible strict-schema switch). */
+  providerOptions?: Record<string, Record<string, boolean | string | number>>;
 }
 
 function addUsage(total: ModelUsage, usage: LanguageModelUsage | undefined): void {
@@ -61,6 +63,7 @@ export function createAiSdkModel(opts: AiSdkModelOptions): LoopModel {
             output,
             maxRetries: opts.maxRetries,
             maxOutputTokens: opts.maxOutputTokens,
+            providerOptions: opts.providerOptions,
             abortSignal: AbortSignal.timeout(opts.timeoutMs),
           });
           addUsage(usage, result.usage);
@@ -151,7 +154,15 @@ export function createModel(spec: ModelSpec, config: ModelConfig, opts: { fetch?
         supportsStructuredOutputs: true,
         fetch: opts.fetch,
       });
-      return createAiSdkModel({ provider: spec.provider, modelName, model: openai(modelName), ...settings });
+      return createAiSdkModel({
+        provider: spec.provider,
+        modelName,
+        model: openai(modelName),
+        ...settings,
+        // Strict mode needs every property required and no free-form objects, which check params are;
+        // off by default, the schema still reaches the model as guidance and zod still validates the reply.
+        providerOptions: { "openai-compatible": { strictJsonSchema: config.OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA } },
+      });
     }
     case "anthropic": {
       const modelName = spec.model ?? config.ANTHROPIC_MODEL;

@@ -21,6 +21,8 @@ export const modelConfigSchema = z.object({
   // Optional: local servers (llama.cpp, vLLM, Ollama) take no key.
   OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
   OPENAI_COMPATIBLE_MODEL: z.string().min(1).optional(),
+  // Servers with OpenAI's strict structured outputs reject free-form objects such as check params.
+  OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA: z.stringbool({ truthy: ["true", "1"], falsy: ["false", "0"] }).default(false),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   ANTHROPIC_MODEL: z.string().min(1).default(DEFAULT_ANTHROPIC_MODEL),

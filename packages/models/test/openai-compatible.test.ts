@@ -57,9 +57,9 @@ describe("openai-compatible model against a fake server", () => {
     expect(body.response_format.type).toBe("json_schema");
     expect(body.response_format.json_schema.name).toBe("Plan");
     // What is really sent: the root $ref that .meta({ id }) produces is inlined (providers want an object at
-    // the root), strict is on, and CheckSpec is not strict-compatible (see the package report). Pinned so a
-    // change in the SDK or the schemas shows up here.
-    expect(body.response_format.json_schema.strict).toBe(true);
+    // the root), and strict is off by default because CheckSpec is not strict-compatible (free-form params).
+    // Pinned so a change in the SDK or the schemas shows up here.
+    expect(body.response_format.json_schema.strict).toBe(false);
     const schema = body.response_format.json_schema.schema as {
       type: string;
       $ref?: string;
@@ -162,6 +162,14 @@ describe("openai-compatible model against a fake server", () => {
     expect(e.statusCode).toBe(503);
     expect(e.providerMessage).toBe("failed after 2 attempts; last error: overloaded");
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("openai-compatible strict mode", () => {
+  it("OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA=true asks the server for strict schema adherence", async () => {
+    const { model, server } = await modelAgainst([{ content: JSON.stringify(plan) }], { OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA: "true" });
+    await model.complete(planRequest);
+    expect(requestAt(server, 0).response_format.json_schema.strict).toBe(true);
   });
 });
 

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import type { CheckOutcome, CheckSpec, Inspection } from "@loopsmith/schemas";
+import {
+  applyVeto,
+  BASELINE_CHECKS,
+  freezeChecks,
+  generatorRequest,
+  inspectorRequest,
+  plannerRequest,
+  refinerRequest,
+  summarizeInput,
+  type RunSummary,
+} from "../src/index";
+
+const check = (id: string, params: Record<string, unknown> = {}, kind: CheckSpec["kind"] = "deterministic"): CheckSpec => ({
+  id,
+  params,
+  kind,
+  description: "",
+});
+const reconcile = check("reconciles_total", { values_path: "by_region", total_path: "total_revenue", tolerance: 0.01 });
+
+describe("freezeChecks", () => {
+  it("keeps the baseline and every client check exactly, then adds the planner's", () => {
+    const frozen = freezeChecks([reconcile], [check("schema_ok"), check("no_null_region")]);
+    expect(frozen.map((c) => `${c.source}:${c.id}`)).toEqual([
+      ...BASELINE_CHECKS.map((c) => `baseline:${c.id}`),
+      "client:reconciles_total",
+      "planner:schema_ok",
+      "planner:no_null_region",
+    ]);
+    expect(frozen.find((c) => c.source === "client")).toMatchObject({ params: reconcile.params });
+  });
+
+  it("a planner cannot weaken a client check: a looser copy is added beside it, never in its place", () => {
+    const looser = check("reconciles_total", { values_path: "by_region", total_path: "total_revenue", tolerance: 1000 });
+    const frozen = freezeChecks([reconcile], [looser]);
+    const reconciles = frozen.filter((c) => c.id === "reconciles_total");
+    expect(reconciles).toHaveLength(2);
+    expect(reconciles[0]).toMatchObject({ source: "client", params: { tolerance: 0.01 } });
+  });
+
+  it("drops exact duplicates, whatever the key order of their params", () => {
+    const same = check("reconciles_total", { tolerance: 0.01, total_path: "total_revenue", values_path: "by_region" });
+    const frozen = freezeChecks([reconcile], [same, check("exits_clean")]);
+    expect(frozen.filter((c) => c.id === "reconciles_total")).toHaveLength(1);
+    expect(frozen.filter((c) => c.id === "exits_clean")).toHaveLength(1);
+  });
+});
+
+describe("applyVeto", () => {
+  const yes: Inspection = { verified: true, failing_checks: [], diagnosis: "ok", fix_hint: "" };
+  const outcome = (id: string, passed: boolean): CheckOutcome => ({ id, params: {}, passed, message: passed ? "ok" : "no" });
+
+  it("overrules a verified inspection over a failed check and lists the failure", () => {
+    const { inspection, overruled } = applyVeto(yes, [outcome("exits_clean", true), outcome("reconciles_total", false)]);
+    expect(overruled).toBe(true);
+    expect(inspection.verified).toBe(false);
+    expect(inspection.failing_checks).toEqual(["reconciles_total"]);
+  });
+
+  it("leaves the inspection alone when every check passed, including a refusal to verify", () => {
+    expect(applyVeto(yes, [outcome("exits_clean", true)])).toEqual({ inspection: yes, overruled: false });
+    const no = { ...yes, verified: false, failing_checks: ["readable"] };
+    expect(applyVeto(no, [outcome("exits_clean", true)])).toEqual({ inspection: no, overruled: false });
+  });
+});
+
+describe("requests", () => {
+  const plan = { objective: "Sum revenue", approach: ["read", "sum"], output_contract: "{...}", checks: [] };
+  const run: RunSummary = {
+    attempt: 2,
+    exitCode: 1,
+    timedOut: false,
+    oomKilled: false,
+    durationMs: 420,
+    stdout: "",
+    stderr: "ValueError: could not convert string to float: '$1,299.00'",
+    artifacts: [],
+    result: null,
+  };
+  const inputs = [summarizeInput("sales.csv", Buffer.from("order_id,revenue\n1,\"$1,299.00\"\n"))];
+
+  it("the planner sees the goal, the inputs, the binding checks and the check library", () => {
+    const req = plannerRequest({ objective: "Sum revenue", success: "totals reconcile", inputs, clientChecks: [reconcile] });
+    expect(req).toMatchObject({ turn: "plan", index: 0, schemaName: "Plan" });
+    expect(req.prompt).toContain("order_id,revenue");
+    expect(req.prompt).toContain("totals reconcile");
+    expect(req.prompt).toMatch(/binding checks:\n- reconciles_total/);
+    expect(req.prompt).toMatch(/- top_is_argmax/);
+  });
+
+  it("the generator is told the sandbox contract", () => {
+    const req = generatorRequest({ plan, checks: [reconcile], inputs });
+    expect(req.system).toMatch(/INPUT_PATH/);
+    expect(req.system).toMatch(/OUTPUT_DIR.*result\.json/s);
+    expect(req.prompt).toContain("reconciles_total");
+  });
+
+  it("the inspector and refiner see the real failure, numbered by attempt", () => {
+    const failed = [{ id: "exits_clean", params: {}, passed: false, message: "exit code 1" }];
+    const insp = inspectorRequest({ plan, checks: [reconcile], outcomes: failed, run });
+    expect(insp).toMatchObject({ turn: "inspect", index: 1 });
+    expect(insp.prompt).toContain("FAIL exits_clean: exit code 1");
+    expect(insp.prompt).toContain("could not convert string to float");
+    const ref = refinerRequest({
+      plan,
+      code: { filename: "a.py", language: "python", source: "print(1)", notes: "" },
+      run,
+      failed,
+      inspection: { verified: false, failing_checks: ["exits_clean"], diagnosis: "currency strings", fix_hint: "strip $" },
+    });
+    expect(ref).toMatchObject({ turn: "refine", index: 1, schemaName: "GeneratedCode" });
+    for (const s of ["print(1)", "could not convert", "FAIL exits_clean", "currency strings", "strip $"]) expect(ref.prompt).toContain(s);
+  });
+
+  it("binary inputs are described without their bytes", () => {
+    expect(summarizeInput("x.bin", Buffer.from([0, 1, 2, 3]))).toEqual({ name: "x.bin", size: 4, head: null });
+  });
+});
