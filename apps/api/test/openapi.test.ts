@@ -10,9 +10,15 @@ describe("openapi/openapi.json", () => {
     expect(committed).toBe(generated);
   });
 
-  it("documents the health routes with their response schemas", async () => {
+  it("documents every route with its request and response schemas", async () => {
     const doc = JSON.parse(await generateOpenApi());
-    expect(Object.keys(doc.paths).sort()).toEqual(["/healthz", "/readyz"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/goals", "/goals/{id}", "/healthz", "/readyz"]);
     expect(doc.paths["/readyz"].get.responses["503"]).toBeDefined();
+    const post = doc.paths["/goals"].post;
+    expect(post.requestBody.content["application/json"].schema).toBeDefined();
+    expect(Object.keys(post.responses).sort()).toEqual(["202", "400", "503"]);
+    expect(Object.keys(doc.paths["/goals/{id}"].get.responses).sort()).toEqual(["200", "404"]);
+    // The shared zod schemas appear as named components.
+    for (const name of ["CreateGoal", "Goal", "ModelSpec", "CheckSpec", "Error"]) expect(doc.components.schemas[name]).toBeDefined();
   });
 });
