@@ -4,6 +4,7 @@
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { spawnTs } from "./lib/proc";
+import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "./demo/scenario";
 
 const HELP = `usage: npm run demo [-- --provider scripted|openai-compatible] [--model NAME] [--max-attempts N]
@@ -40,18 +41,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-interface GoalView {
-  id: string;
-  state: string;
-  verified: boolean;
-  attempts: number;
-  failure_reason: string | null;
-  tape: string;
-  transitions: { from: string | null; to: string; at: string }[];
-  report: unknown;
-  cost: { model_calls: number; tokens_in: number; tokens_out: number; model_latency_ms: number; sandbox_ms: number; wall_time_ms: number };
-  model: { provider: string; model: string | null };
-}
 
 const started = performance.now();
 const port = Number(process.env.PORT ?? (await freePort()));

@@ -8,26 +8,13 @@ import { createLogger, parseConfig } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
-import { GOAL_JOB_OPTIONS, goalJobId, QUEUES, type GoalJob } from "@loopsmith/schemas";
+import { GOAL_JOB_OPTIONS, goalJobId, QUEUES, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { build } from "../../apps/api/src/app";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
 
-export interface GoalView {
-  id: string;
-  state: string;
-  verified: boolean;
-  attempts: number;
-  failure_reason: string | null;
-  tape: string;
-  transitions: { seq: number; from: string | null; to: string; at: string; detail: Record<string, unknown> }[];
-  plan: { objective: string; approach: string[]; output_contract: string } | null;
-  checks: { id: string; kind: string; params: Record<string, unknown>; source: string; latest: { attempt: number; passed: boolean; message: string } | null }[];
-  executions: { attempt: number; exit_code: number; duration_ms: number; timed_out: boolean; stderr_tail: string; artifacts: { name: string }[]; image_id: string }[];
-  report: unknown;
-  cost: { model_calls: number; tokens_in: number; tokens_out: number; model_latency_ms: number; sandbox_ms: number; wall_time_ms: number };
-  model: { provider: string; model: string | null };
-}
+
+export type { GoalView };
 
 export async function startLoop(opts: { env?: Record<string, string>; runner?: boolean; prefix?: string } = {}) {
   const models: ModelConfig = parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env });
