@@ -47,7 +47,8 @@ const port = Number(process.env.PORT ?? (await freePort()));
 const env = {
   ...process.env,
   PORT: String(port),
-  LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+  // The demo waits for the processes' own "listening"/"ready" lines, which are logged at info.
+  LOG_LEVEL: "info",
   LOOPSMITH_SCRIPTED_MODEL: "true",
   QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? `loopsmith-demo-${process.pid}`,
 };

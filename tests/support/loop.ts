@@ -77,3 +77,30 @@ export async function startLoop(opts: { env?: Record<string, string>; runner?: b
   return { app, prisma, prefix, queue, post, get, run, waitForEnd, startRunner, close };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
+
+/**
+ * A goal whose (scripted) program is `source`: one attempt, an inspector that never verifies. For hostile
+ * programs: the loop must contain them and write what happened on the tape.
+ */
+export function hostileGoal(source: string, opts: { timeoutSeconds?: number } = {}) {
+  const script = {
+    plan: { objective: "hostile program", approach: ["misbehave"], output_contract: "anything", checks: [] },
+    generate: { filename: "analysis.py", language: "python", source, notes: "" },
+    inspect: [{ verified: false, failing_checks: [], diagnosis: "hostile", fix_hint: "" }],
+    refine: [],
+  };
+  return {
+    objective: "Run a hostile program.",
+    inputs: [{ name: "data.csv", text: "a,b\n1,2\n" }],
+    max_attempts: 1,
+    execution_timeout_seconds: opts.timeoutSeconds ?? 20,
+    model: { provider: "scripted", script },
+  };
+}
+
+/** The tape row that left EXECUTE: the evidence of the one run. */
+export function executionEvidence(goal: GoalView) {
+  const row = goal.transitions.find((t) => t.from === "execute");
+  if (!row) throw new Error(`no execution on the tape: ${goal.tape}`);
+  return row.detail as { exit_code: number; timed_out: boolean; oom_killed: boolean; stderr_tail: string; artifacts: { name: string }[]; artifact_errors: string[] };
+}
