@@ -87,4 +87,29 @@ describe("openai-compatible provider", () => {
     expect(calls[0]).toMatchObject({ state: "plan", tokensIn: 150, tokensOut: 15 });
     expect(calls[0]!.error).toMatch(/no valid Plan in 3 tries.*output_contract/);
   });
+
+  it("a provider that is down fails the step, not the goal: the step is retried and the goal verifies", async () => {
+    const { fake, loop } = await loopAgainst([
+      { status: 503, body: { error: { message: "overloaded" } } },
+      reply(plan, 400, 80),
+      reply({ filename: "analysis.py", language: "python", source: SCRIPT_CORRECT, notes: "" }, 500, 400),
+      reply({ verified: true, failing_checks: [], diagnosis: "All checks pass.", fix_hint: "" }, 700, 30),
+    ]);
+    const goal = await loop.run(demoGoal({ model: { provider: "openai-compatible" } }));
+    expect(goal.state).toBe("verified");
+    expect(goal.tape).toBe("plan → generate → execute → inspect → verified");
+    expect(fake.requests).toHaveLength(4);
+    expect(goal.cost.model_calls).toBe(3);
+  });
+
+  it("a request the provider refuses outright (401) ends the goal as a model failure with the status on the tape", async () => {
+    const { fake, loop } = await loopAgainst([{ status: 401, body: { error: { message: "invalid api key" } } }]);
+    const goal = await loop.run(demoGoal({ model: { provider: "openai-compatible" } }));
+    expect(goal.state).toBe("failed");
+    expect(goal.failure_reason).toBe("model_failure");
+    expect(goal.tape).toBe("plan → failed");
+    expect(fake.requests).toHaveLength(1);
+    expect(goal.transitions.at(-1)!.detail.model_error).toMatchObject({ code: "LS_ERR_MODEL_UNAVAILABLE", status_code: 401 });
+    expect((goal.transitions.at(-1)!.detail.model_error as { message: string }).message).toMatch(/invalid api key/);
+  });
 });

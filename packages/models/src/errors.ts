@@ -39,6 +39,15 @@ export class ModelUnavailableError extends LoopSmithError {
     this.latencyMs = info.latencyMs;
     if (info.cause !== undefined) this.cause = info.cause;
   }
+
+  /**
+   * The provider refused the request itself (bad key, unknown model, a schema it rejects): asking again
+   * cannot help. 408, 409 and 429 are about timing, so they stay retryable.
+   */
+  get permanent(): boolean {
+    const s = this.statusCode;
+    return s !== undefined && s >= 400 && s < 500 && s !== 408 && s !== 409 && s !== 429;
+  }
 }
 
 /**

@@ -4,12 +4,20 @@
 import { createHash } from "node:crypto";
 import { errorCodeOf } from "@loopsmith/core";
 import { Prisma } from "@loopsmith/db";
-import { ModelOutputError, type ModelRequest } from "@loopsmith/models";
+import { ModelOutputError, ModelUnavailableError, type ModelRequest } from "@loopsmith/models";
 import type { GoalContext, StepDeps } from "./context";
 
 export type TurnOutcome<T> =
   | { ok: true; output: T; reused: boolean }
-  | { ok: false; error: { code: string; message: string; tries: number; rejected: unknown } };
+  | { ok: false; error: ModelTurnError };
+
+export interface ModelTurnError {
+  code: string;
+  message: string;
+  tries: number;
+  rejected: unknown;
+  status_code?: number | null;
+}
 
 export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelRequest<T>): Promise<TurnOutcome<T>> {
   const { goal, model } = ctx;
@@ -37,24 +45,32 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
     return { ok: true, output: res.output, reused: false };
   } catch (e) {
-    if (!(e instanceof ModelOutputError)) throw e; // provider down, timeouts: the job is retried
+    // A provider that is down or busy (5xx, 429, network, timeout) fails the step, not the goal: the job
+    // is retried with backoff. A schema failure after the bounded retries, or a request the provider
+    // refuses outright (401, 404, 400...), is the goal's end, recorded on the tape.
+    const permanent = e instanceof ModelUnavailableError && e.permanent;
+    if (!(e instanceof ModelOutputError) && !permanent) throw e;
+    const err = e as ModelOutputError | ModelUnavailableError;
     const row = {
       ...base,
-      tokensIn: e.usage.inputTokens,
-      tokensOut: e.usage.outputTokens,
-      latencyMs: Math.round(e.latencyMs),
+      tokensIn: err.usage.inputTokens,
+      tokensOut: err.usage.outputTokens,
+      latencyMs: Math.round(err.latencyMs),
       response: Prisma.DbNull,
-      error: e.message,
+      error: err.message,
     };
     await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
     return {
       ok: false,
-      error: { code: errorCodeOf(e) ?? "LS_ERR_MODEL_OUTPUT", message: e.message, tries: e.tries, rejected: e.rejected },
+      error:
+        err instanceof ModelOutputError
+          ? { code: errorCodeOf(err) ?? "LS_ERR_MODEL_OUTPUT", message: err.message, tries: err.tries, rejected: err.rejected }
+          : { code: err.code, message: err.message, tries: 1, rejected: [], status_code: err.statusCode ?? null },
     };
   }
 }
 
 /** The step result for a model turn that failed its schema after the bounded retries. */
-export function modelFailed(turn: string, error: { code: string; message: string; tries: number; rejected: unknown }) {
+export function modelFailed(turn: string, error: ModelTurnError) {
   return { event: { type: "MODEL_FAILED" } as const, detail: { turn, model_error: error } };
 }
