@@ -1,11 +1,10 @@
 // npm run demo: the running example through the public HTTP API. It starts the API and a runner as real
 // processes, submits sales.csv with a scripted model (or a real OpenAI-compatible server, see --help),
 // polls GET /goals/:id until the goal ends, and prints the result. Exit 0 only when verified.
-import { createServer } from "node:net";
 import { parseArgs } from "node:util";
-import { spawnTs } from "./lib/proc";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "./demo/scenario";
+import { runGoal, startStack, timeInStates, type Stack } from "./lib/stack";
 
 const HELP = `usage: npm run demo [-- --provider scripted|openai-compatible] [--model NAME] [--max-attempts N]
 
@@ -31,57 +30,16 @@ if (args.provider !== "scripted" && args.provider !== "openai-compatible") {
   process.exit(2);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-
 const started = performance.now();
-const port = Number(process.env.PORT ?? (await freePort()));
-const env = {
-  ...process.env,
-  PORT: String(port),
-  // The demo waits for the processes' own "listening"/"ready" lines, which are logged at info.
-  LOG_LEVEL: "info",
-  LOOPSMITH_SCRIPTED_MODEL: "true",
-  QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? `loopsmith-demo-${process.pid}`,
-};
-const api = spawnTs("apps/api/src/server.ts", env);
-const runner = spawnTs("apps/runner/src/main.ts", env);
+let stack: Stack | undefined;
 let ok = false;
 try {
-  await api.waitFor(/Server listening/, 60_000);
-  await runner.waitFor(/runner ready/, 180_000);
-  const ready = performance.now();
-  const base = `http://127.0.0.1:${port}`;
-
+  stack = await startStack({ ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? `loopsmith-demo-${process.pid}` });
   const model = args.provider === "scripted" ? undefined : { provider: "openai-compatible", ...(args.model ? { model: args.model } : {}) };
   const body = demoGoal({ max_attempts: Number(args["max-attempts"]), ...(model ? { model } : {}) });
-  const res = await fetch(`${base}/goals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const accepted = (await res.json()) as { id?: string; status_url?: string };
-  if (res.status !== 202 || !accepted.status_url) throw new Error(`POST /goals -> ${res.status} ${JSON.stringify(accepted)}`);
-  console.error(`POST /goals -> 202 ${accepted.id}; polling ${accepted.status_url}`);
+  const { id, goal } = await runGoal<GoalView>(stack.base, body, 200);
+  console.error(`goal ${id} ended ${goal.state}`);
 
-  let goal: GoalView;
-  for (;;) {
-    goal = (await (await fetch(`${base}${accepted.status_url}`)).json()) as GoalView;
-    if (goal.state === "verified" || goal.state === "failed") break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-
-  // Where the time went, from the tape's own timestamps: time spent in each state until the next move
-  // (a state's time includes picking up its queued job).
-  const inState: Record<string, number> = {};
-  goal.transitions.forEach((t, i) => {
-    const next = goal.transitions[i + 1];
-    if (next) inState[t.to] = (inState[t.to] ?? 0) + (Date.parse(next.at) - Date.parse(t.at));
-  });
   const result = {
     goal_id: goal.id,
     final_state: goal.state,
@@ -94,11 +52,11 @@ try {
     cost: goal.cost,
     timings_ms: {
       demo_total: Math.round(performance.now() - started),
-      start_api_and_runner: Math.round(ready - started),
+      start_api_and_runner: Math.round(stack.startMs),
       goal_wall: goal.cost.wall_time_ms,
       model_turns_reported_latency: goal.cost.model_latency_ms,
       programs_running_in_containers: goal.cost.sandbox_ms,
-      time_in_state: inState,
+      time_in_state: timeInStates(goal.transitions),
     },
   };
   console.log(JSON.stringify(result, null, 2));
@@ -109,11 +67,9 @@ try {
   }
 } catch (e) {
   console.error(String(e));
-  console.error(`--- api output ---\n${api.output().slice(-4000)}\n--- runner output ---\n${runner.output().slice(-4000)}`);
+  if (stack) console.error(`--- api output ---\n${stack.api.output().slice(-4000)}\n--- runner output ---\n${stack.runner.output().slice(-4000)}`);
 } finally {
-  api.child.kill("SIGTERM");
-  runner.child.kill("SIGTERM");
-  await Promise.all([api.exited, runner.exited]);
+  await stack?.stop();
 }
 console.error(ok ? "verified" : "NOT verified");
 process.exit(ok ? 0 : 1);
