@@ -181,3 +181,18 @@ describe("the second refinement sees the real failure", () => {
     expect(prompt).toContain("Rows with a blank region are grouped under a NaN key");
   });
 });
+
+describe("a runner that cannot build the goal's model", () => {
+  it("ends the goal as a recorded model failure instead of retrying forever", async () => {
+    const mismatched = await startLoop({ runnerEnv: { LOOPSMITH_SCRIPTED_MODEL: "false" } });
+    try {
+      const goal = await mismatched.run(demoGoal());
+      expect(goal.state).toBe("failed");
+      expect(goal.failure_reason).toBe("model_failure");
+      expect(goal.tape).toBe("plan → failed");
+      expect(goal.transitions.at(-1)!.detail.model_error).toMatchObject({ code: "LS_ERR_MODEL_DISABLED" });
+    } finally {
+      await mismatched.close();
+    }
+  });
+});

@@ -16,8 +16,20 @@ import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
 
 export type { GoalView };
 
-export async function startLoop(opts: { env?: Record<string, string>; runner?: boolean; prefix?: string } = {}) {
+export async function startLoop(
+  opts: {
+    /** Model settings of the API and the runner. */
+    env?: Record<string, string>;
+    /** The runner's model settings, when they differ from the API's. */
+    runnerEnv?: Record<string, string>;
+    runner?: boolean;
+    prefix?: string;
+  } = {},
+) {
   const models: ModelConfig = parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env });
+  const runnerModels: ModelConfig = opts.runnerEnv
+    ? parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env, ...opts.runnerEnv })
+    : models;
   const prefix = opts.prefix ?? randomPrefix("loop");
   const prisma = createPrisma(DATABASE_URL);
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -37,7 +49,7 @@ export async function startLoop(opts: { env?: Record<string, string>; runner?: b
   const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log });
   let runner: Runner | undefined;
   const startRunner = async () => {
-    runner = createRunner({ prisma, connection, prefix, concurrency: 1, sandbox, models: (spec) => createModel(spec, models), log });
+    runner = createRunner({ prisma, connection, prefix, concurrency: 1, sandbox, models: (spec) => createModel(spec, runnerModels), log });
     await runner.start();
     return runner;
   };

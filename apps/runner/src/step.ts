@@ -3,6 +3,7 @@
 import { errorCodeOf } from "@loopsmith/core";
 import { advanceGoal } from "@loopsmith/db";
 import { isState, isTerminal, transition } from "@loopsmith/machine";
+import type { LoopModel } from "@loopsmith/models";
 import { modelSpec, type GoalJob } from "@loopsmith/schemas";
 import { HANDLERS, type StepDeps } from "./states";
 
@@ -21,11 +22,24 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
   if (!isState(goal.state) || isTerminal(goal.state)) return { done: false, skipped: "terminal", state: goal.state };
   // A job scheduled from an older version already happened (or was superseded): doing it again would
   // duplicate a tape row. A job from a newer version than the goal cannot exist.
-  if (goal.version !== job.version) return { done: false, skipped: "stale", state: goal.state };
+  if (goal.version !== job.version) {
+    // One step ahead: this job's move was written but scheduling the next step may have failed (this is
+    // a redelivery). Scheduling it again is harmless: job ids are per version, so BullMQ keeps one.
+    if (goal.version === job.version + 1) await deps.enqueue({ goalId: goal.id, version: goal.version });
+    return { done: false, skipped: "stale", state: goal.state };
+  }
 
   const state = goal.state as keyof typeof HANDLERS;
-  const model = deps.models(modelSpec.parse(goal.model));
-  const result = await HANDLERS[state]({ goal, model }, deps);
+  // Built on first use: EXECUTE needs no model, and a model that cannot be built is a model failure of
+  // the step that asked for it (see modelTurn), not a crash of every step.
+  let model: LoopModel | undefined;
+  const ctx = {
+    goal,
+    get model() {
+      return (model ??= deps.models(modelSpec.parse(goal.model)));
+    },
+  };
+  const result = await HANDLERS[state](ctx, deps);
   const move = transition(state, result.event);
 
   const finished = isTerminal(move.to) ? deps.now() : undefined;

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { errorCodeOf } from "@loopsmith/core";
 import { Prisma } from "@loopsmith/db";
-import { ModelOutputError, ModelUnavailableError, type ModelRequest } from "@loopsmith/models";
+import { ModelOutputError, ModelUnavailableError, type LoopModel, type ModelRequest } from "@loopsmith/models";
 import type { GoalContext, StepDeps } from "./context";
 
 export type TurnOutcome<T> =
@@ -20,7 +20,16 @@ export interface ModelTurnError {
 }
 
 export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelRequest<T>): Promise<TurnOutcome<T>> {
-  const { goal, model } = ctx;
+  const { goal } = ctx;
+  let model: LoopModel;
+  try {
+    model = ctx.model;
+  } catch (e) {
+    // This runner cannot build the goal's model (say, the provider is not configured here): asking
+    // again will not change that.
+    if (errorCodeOf(e) !== "LS_ERR_MODEL_DISABLED") throw e;
+    return { ok: false, error: { code: "LS_ERR_MODEL_DISABLED", message: (e as Error).message, tries: 0, rejected: [] } };
+  }
   const requestHash = createHash("sha256")
     .update(JSON.stringify([model.provider, model.modelName, req.schemaName, req.index, req.system, req.prompt]))
     .digest("hex");
