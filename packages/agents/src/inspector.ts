@@ -12,6 +12,8 @@ real error), and give one concrete fix in fix_hint.`;
 
 export interface InspectorInput {
   plan: PlanOutput;
+  /** The client's definition of done in words, if it gave one. */
+  success: string | null;
   checks: CheckSpec[];
   outcomes: CheckOutcome[];
   run: RunSummary;
@@ -22,6 +24,7 @@ export function inspectorRequest(input: InspectorInput): ModelRequest<Inspection
   const prompt = [
     `Objective: ${input.plan.objective}`,
     `Output contract: ${input.plan.output_contract}`,
+    input.success ? `Definition of done, in the client's words: ${input.success}` : null,
     `Deterministic check results:\n${describeOutcomes(input.outcomes)}`,
     judgement.length ? `Judgement checks for you to decide:\n${describeChecks(judgement)}` : null,
     `The run:\n${describeRun(input.run)}`,

@@ -99,7 +99,8 @@ describe("requests", () => {
 
   it("the inspector and refiner see the real failure, numbered by attempt", () => {
     const failed = [{ id: "exits_clean", params: {}, passed: false, message: "exit code 1" }];
-    const insp = inspectorRequest({ plan, checks: [reconcile], outcomes: failed, run });
+    const insp = inspectorRequest({ plan, success: "one entry per real region", checks: [reconcile], outcomes: failed, run });
+    expect(insp.prompt).toContain("one entry per real region");
     expect(insp).toMatchObject({ turn: "inspect", index: 1 });
     expect(insp.prompt).toContain("FAIL exits_clean: exit code 1");
     expect(insp.prompt).toContain("could not convert string to float");

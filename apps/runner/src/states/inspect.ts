@@ -28,7 +28,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
   const checksPassed = outcomes.every((o) => o.passed);
   const run = runSummary(exec);
 
-  const turn = await modelTurn(ctx, deps, inspectorRequest({ plan, checks, outcomes, run }));
+  const turn = await modelTurn(ctx, deps, inspectorRequest({ plan, success: goal.success, checks, outcomes, run }));
   const effects = async (tx: Tx) => {
     await tx.checkResult.createMany({
       data: outcomes.map((o) => ({
