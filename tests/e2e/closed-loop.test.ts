@@ -103,6 +103,32 @@ describe("the deterministic veto", () => {
     }
   });
 
+  it("a planner cannot weaken a client check: its looser copy runs beside the client's, which still fails", async () => {
+    const wrongTotal = SCRIPT_CORRECT.replace("total = round(sum(by_region.values()), 2)", "total = round(sum(by_region.values()) + 44.5, 2)");
+    const script = demoScript();
+    const looser = { id: "reconciles_total", params: { values_path: "by_region", total_path: "total_revenue", tolerance: 1000 } };
+    const goal = await loop.run(
+      demoGoal({
+        max_attempts: 1,
+        model: {
+          provider: "scripted",
+          script: {
+            ...script,
+            plan: { ...script.plan, checks: [looser] },
+            generate: py(wrongTotal),
+            inspect: [{ verified: true, failing_checks: [], diagnosis: "Within tolerance.", fix_hint: "" }],
+          },
+        },
+      }),
+    );
+    expect(goal.state).toBe("failed");
+    const reconciles = goal.checks.filter((c) => c.id === "reconciles_total");
+    expect(reconciles.map((c) => [c.source, c.params.tolerance, c.latest?.passed])).toEqual([
+      ["client", 0.01, false],
+      ["planner", 1000, true],
+    ]);
+  });
+
   it("an unknown check id fails closed", async () => {
     const script = demoScript();
     const goal = await loop.run(
