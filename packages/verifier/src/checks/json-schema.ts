@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import safeRegex from "safe-regex2";
 import { z } from "zod";
 import { artifactParam, loadJson } from "../artifacts";
 import { defineCheck } from "../define";
@@ -8,7 +9,23 @@ import { preview } from "../format";
 
 const MAX_ERRORS_SHOWN = 5;
 
+/**
+ * Schemas come from clients and planners, and ajv runs their `pattern`s with the JavaScript engine on the
+ * runner's event loop: a pattern with nested quantifiers, say ^(a+)+$, could stall it for hours on a
+ * crafted artifact. Such patterns are refused when the schema compiles (star height above 1).
+ */
+const guardedRegExp = Object.assign(
+  (pattern: string, flags: string) => {
+    if (!safeRegex(pattern)) {
+      throw new Error(`pattern ${JSON.stringify(pattern)} could take exponential time to match (nested quantifiers); rewrite it`);
+    }
+    return new RegExp(pattern, flags);
+  },
+  { code: "new RegExp" },
+);
+
 const ajvOptions: Options = {
+  code: { regExp: guardedRegExp },
   allErrors: true,
   // Formats are not needed; ignoring them keeps "format" from failing compilation as an unknown format.
   validateFormats: false,
