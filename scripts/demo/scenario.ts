@@ -3,6 +3,8 @@
 // model supplies only these texts; the sandbox really runs each program and the verifier really checks
 // each result. Shared by `npm run demo` and the end-to-end tests.
 
+import type { ScriptedScriptInput } from "@loopsmith/schemas";
+
 /** Revenue as currency strings, blank regions, a padded region name, mixed date formats. */
 export const SALES_CSV = `order_id,date,region,product,revenue
 1001,2024-01-05,North,Widget,"$1,299.00"
@@ -77,7 +79,18 @@ sums = df.groupby("region", sort=False)["revenue"].sum()
 by_region = {str(k): round(float(v), 2) for k, v in sums.items()}
 ${WRITE}`;
 
-const code = (source: string, notes: string) => ({ filename: "analysis.py", language: "python" as const, source, notes });
+/** Attempt-3's program with a total that is off by 44.50: every check but reconciles_total passes. */
+export const SCRIPT_WRONG_TOTAL = SCRIPT_CORRECT.replace(
+  "total = round(sum(by_region.values()), 2)",
+  "total = round(sum(by_region.values()) + 44.5, 2)",
+);
+
+/** A GeneratedCode answer for the scripted model. */
+export const program = (source: string, notes = "") => ({ filename: "analysis.py", language: "python" as const, source, notes });
+const code = program;
+
+/** An inspector that says verified (the checks may still veto it). */
+export const INSPECT_VERIFIED = { verified: true, failing_checks: [], diagnosis: "Every check passes.", fix_hint: "" };
 
 export const OBJECTIVE =
   "From sales.csv, compute total revenue per region, the overall total, the top region and its share of the total.";
@@ -126,6 +139,11 @@ export function demoScript() {
       code(SCRIPT_CORRECT, "Drop blank regions before grouping."),
     ],
   };
+}
+
+/** The demo goal with parts of the scripted model's script replaced. */
+export function scriptedGoal(script: Partial<ScriptedScriptInput>, overrides: Record<string, unknown> = {}) {
+  return demoGoal({ ...overrides, model: { provider: "scripted", script: { ...demoScript(), ...script } } });
 }
 
 /** The POST /goals body of the demo. */

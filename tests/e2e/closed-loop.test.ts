@@ -1,7 +1,18 @@
 // The closed loop through the HTTP API on the real services: Postgres, Redis, Docker. Only the model is
 // scripted; every program really runs in the sandbox and every check really runs in the verifier.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXPECTED_REPORT, EXPECTED_TAPE, SCRIPT_CORRECT, SCRIPT_LEAKS_BLANK, demoGoal, demoScript } from "../../scripts/demo/scenario";
+import {
+  EXPECTED_REPORT,
+  EXPECTED_TAPE,
+  INSPECT_VERIFIED,
+  SCRIPT_CORRECT,
+  SCRIPT_LEAKS_BLANK,
+  SCRIPT_WRONG_TOTAL,
+  demoGoal,
+  demoScript,
+  program,
+  scriptedGoal,
+} from "../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../support/loop";
 
 let loop: Loop;
@@ -12,7 +23,6 @@ afterAll(async () => {
   await loop?.close();
 });
 
-const py = (source: string, notes = "") => ({ filename: "analysis.py", language: "python", source, notes });
 
 describe("the demo goal", () => {
   it("crashes on the currency, leaks a blank region, then verifies with the report the container computed", async () => {
@@ -74,21 +84,11 @@ describe("the demo goal", () => {
 
 describe("the deterministic veto", () => {
   it("an inspector that says verified while reconciles_total fails never reaches verified", async () => {
-    const wrongTotal = SCRIPT_CORRECT.replace("total = round(sum(by_region.values()), 2)", "total = round(sum(by_region.values()) + 44.5, 2)");
-    const script = demoScript();
     const goal = await loop.run(
-      demoGoal({
-        max_attempts: 2,
-        model: {
-          provider: "scripted",
-          script: {
-            ...script,
-            generate: py(wrongTotal),
-            inspect: [{ verified: true, failing_checks: [], diagnosis: "Looks right to me.", fix_hint: "" }],
-            refine: [py(wrongTotal)],
-          },
-        },
-      }),
+      scriptedGoal(
+        { generate: program(SCRIPT_WRONG_TOTAL), inspect: [INSPECT_VERIFIED], refine: [program(SCRIPT_WRONG_TOTAL)] },
+        { max_attempts: 2 },
+      ),
     );
     expect(goal.state).toBe("failed");
     expect(goal.verified).toBe(false);
@@ -104,22 +104,12 @@ describe("the deterministic veto", () => {
   });
 
   it("a planner cannot weaken a client check: its looser copy runs beside the client's, which still fails", async () => {
-    const wrongTotal = SCRIPT_CORRECT.replace("total = round(sum(by_region.values()), 2)", "total = round(sum(by_region.values()) + 44.5, 2)");
-    const script = demoScript();
     const looser = { id: "reconciles_total", params: { values_path: "by_region", total_path: "total_revenue", tolerance: 1000 } };
     const goal = await loop.run(
-      demoGoal({
-        max_attempts: 1,
-        model: {
-          provider: "scripted",
-          script: {
-            ...script,
-            plan: { ...script.plan, checks: [looser] },
-            generate: py(wrongTotal),
-            inspect: [{ verified: true, failing_checks: [], diagnosis: "Within tolerance.", fix_hint: "" }],
-          },
-        },
-      }),
+      scriptedGoal(
+        { plan: { ...demoScript().plan, checks: [looser] }, generate: program(SCRIPT_WRONG_TOTAL), inspect: [INSPECT_VERIFIED] },
+        { max_attempts: 1 },
+      ),
     );
     expect(goal.state).toBe("failed");
     const reconciles = goal.checks.filter((c) => c.id === "reconciles_total");
@@ -130,20 +120,16 @@ describe("the deterministic veto", () => {
   });
 
   it("an unknown check id fails closed", async () => {
-    const script = demoScript();
+    const { plan } = demoScript();
     const goal = await loop.run(
-      demoGoal({
-        max_attempts: 1,
-        model: {
-          provider: "scripted",
-          script: {
-            ...script,
-            plan: { ...script.plan, checks: [...script.plan.checks, { id: "totally_made_up", params: {} }] },
-            generate: py(SCRIPT_CORRECT),
-            inspect: [{ verified: true, failing_checks: [], diagnosis: "fine", fix_hint: "" }],
-          },
+      scriptedGoal(
+        {
+          plan: { ...plan, checks: [...plan.checks, { id: "totally_made_up", params: {} }] },
+          generate: program(SCRIPT_CORRECT),
+          inspect: [INSPECT_VERIFIED],
         },
-      }),
+        { max_attempts: 1 },
+      ),
     );
     expect(goal.state).toBe("failed");
     const made = goal.checks.find((c) => c.id === "totally_made_up")!;
@@ -164,23 +150,18 @@ describe("the deterministic veto", () => {
 
 describe("a runaway program", () => {
   it("is killed at the timeout, recorded, and the loop goes on to refine", async () => {
-    const script = demoScript();
     const goal = await loop.run(
-      demoGoal({
-        execution_timeout_seconds: 2,
-        model: {
-          provider: "scripted",
-          script: {
-            ...script,
-            generate: py("while True:\n    pass\n", "spins forever"),
-            inspect: [
-              { verified: false, failing_checks: ["exits_clean"], diagnosis: "The program never ended.", fix_hint: "Remove the loop." },
-              { verified: true, failing_checks: [], diagnosis: "fine", fix_hint: "" },
-            ],
-            refine: [py(SCRIPT_CORRECT)],
-          },
+      scriptedGoal(
+        {
+          generate: program("while True:\n    pass\n", "spins forever"),
+          inspect: [
+            { verified: false, failing_checks: ["exits_clean"], diagnosis: "The program never ended.", fix_hint: "Remove the loop." },
+            INSPECT_VERIFIED,
+          ],
+          refine: [program(SCRIPT_CORRECT)],
         },
-      }),
+        { execution_timeout_seconds: 2 },
+      ),
     );
     expect(goal.state).toBe("verified");
     expect(goal.tape).toBe("plan → generate → execute → inspect → refine → execute → inspect → verified");

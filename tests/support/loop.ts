@@ -8,7 +8,7 @@ import { createLogger, parseConfig } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
-import { GOAL_JOB_OPTIONS, goalJobId, QUEUES, type GoalJob, type GoalView } from "@loopsmith/schemas";
+import { goalStepJob, QUEUES, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { build } from "../../apps/api/src/app";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
@@ -42,7 +42,7 @@ export async function startLoop(
       prisma,
       models,
       enqueue: async (job: GoalJob) => {
-        await queue.add("step", job, { ...GOAL_JOB_OPTIONS, jobId: goalJobId(job) });
+        await queue.add(...goalStepJob(job));
       },
     },
   });

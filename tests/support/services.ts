@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createConnection } from "node:net";
+import { freePort } from "../../scripts/lib/stack";
 
 // Tests run against the real services that `npm test` starts (scripts/setup.sh). When one is missing
 // they fail loudly with what is missing: they never skip.
@@ -11,16 +12,7 @@ export function randomPrefix(label: string): string {
 }
 
 /** A TCP port on loopback that nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export const closedPort = freePort;
 
 export async function assertTcp(name: string, host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {

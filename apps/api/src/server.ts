@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { configOrExit, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
-import { GOAL_JOB_OPTIONS, goalJobId, QUEUES } from "@loopsmith/schemas";
+import { goalStepJob, QUEUES } from "@loopsmith/schemas";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { realReadiness } from "./readiness";
@@ -31,7 +31,7 @@ const app = await build({
     prisma,
     models: config,
     enqueue: async (job) => {
-      await queue.add("step", job, { ...GOAL_JOB_OPTIONS, jobId: goalJobId(job) });
+      await queue.add(...goalStepJob(job));
     },
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,

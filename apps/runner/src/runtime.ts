@@ -6,7 +6,7 @@ import type { Logger } from "@loopsmith/core";
 import type { PrismaClient } from "@loopsmith/db";
 import type { LoopModel } from "@loopsmith/models";
 import type { Sandbox } from "@loopsmith/sandbox";
-import { GOAL_JOB_OPTIONS, goalJobId, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
+import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { runStep } from "./step";
 import { createGoalWorker } from "./worker";
 
@@ -33,7 +33,7 @@ export interface Runner {
 export function createRunner(deps: RunnerDeps): Runner {
   const queue = new Queue(QUEUES.goals, { connection: deps.connection, prefix: deps.prefix });
   const enqueue = async (job: GoalJob) => {
-    await queue.add("step", job, { ...GOAL_JOB_OPTIONS, jobId: goalJobId(job) });
+    await queue.add(...goalStepJob(job));
   };
   const worker = createGoalWorker({
     connection: deps.connection,

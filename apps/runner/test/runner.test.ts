@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { QUEUES } from "@loopsmith/schemas";
 import { spawnTs } from "../../../scripts/lib/proc";
-import { demoGoal, demoScript, EXPECTED_REPORT, SCRIPT_CORRECT } from "../../../scripts/demo/scenario";
+import { EXPECTED_REPORT, INSPECT_VERIFIED, program, SCRIPT_CORRECT, scriptedGoal } from "../../../scripts/demo/scenario";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
 import { startLoop } from "../../../tests/support/loop";
 
@@ -57,18 +57,7 @@ describe("runner process", () => {
     try {
       await p.waitFor(/runner ready/, 120_000);
       const slow = `import time\ntime.sleep(4)\n${SCRIPT_CORRECT}`;
-      const res = await loop.post(
-        demoGoal({
-          model: {
-            provider: "scripted",
-            script: {
-              ...demoScript(),
-              generate: { filename: "analysis.py", language: "python", source: slow, notes: "" },
-              inspect: [{ verified: true, failing_checks: [], diagnosis: "fine", fix_hint: "" }],
-            },
-          },
-        }),
-      );
+      const res = await loop.post(scriptedGoal({ generate: program(slow), inspect: [INSPECT_VERIFIED] }));
       expect(res.status).toBe(202);
       const id = res.body.id as string;
       await p.waitFor(new RegExp(`"goalId":"${id}".*"to":"execute"`), 30_000);

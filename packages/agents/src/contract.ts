@@ -1,6 +1,8 @@
 // What every generated program may rely on inside the sandbox. The runner sets exactly these variables;
 // the generator and refiner are told about them. One definition so that the two never drift apart.
-export const RESULT_FILE = "result.json";
+import { RESULT_FILE } from "@loopsmith/schemas";
+
+export { RESULT_FILE };
 
 export const SCRIPT_CONTRACT = `The program runs as: python3 <filename>, in a fresh container with Python 3.11, pandas 1.5 and numpy 1.24,
 no network, a read-only file system except the output directory and /tmp, and a wall-clock limit.

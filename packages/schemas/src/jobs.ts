@@ -13,18 +13,22 @@ export const goalJobSchema = z.object({
 });
 export type GoalJob = z.infer<typeof goalJobSchema>;
 
-/** One job per goal version: enqueueing the same step twice is a no-op (BullMQ dedupes by job id). */
-export function goalJobId(job: GoalJob): string {
-  return `${job.goalId}-v${job.version}`;
-}
 
 /**
  * Delivery settings for goal jobs. A step that throws (sandbox engine or model provider unreachable) is
  * retried with backoff; the goal's own attempt budget is spent only by executions that really ran.
  */
-export const GOAL_JOB_OPTIONS = {
+const GOAL_JOB_OPTIONS = {
   attempts: 5,
   backoff: { type: "exponential", delay: 2000 },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;
+
+/**
+ * The arguments of `queue.add` for a goal's step. One job per goal version: enqueueing the same step
+ * twice is a no-op, because BullMQ dedupes by job id.
+ */
+export function goalStepJob(job: GoalJob) {
+  return ["step", job, { ...GOAL_JOB_OPTIONS, jobId: `${job.goalId}-v${job.version}` }] as const;
+}

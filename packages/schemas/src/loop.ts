@@ -69,6 +69,9 @@ export const checkOutcome = z
   .meta({ id: "CheckOutcome" });
 export type CheckOutcome = z.infer<typeof checkOutcome>;
 
+/** The file every generated program writes its answer to, in its output directory. */
+export const RESULT_FILE = "result.json";
+
 export const modelTurns = ["plan", "generate", "inspect", "refine"] as const;
 export type ModelTurn = (typeof modelTurns)[number];
 
@@ -85,6 +88,7 @@ export const scriptedScript = z
   })
   .meta({ id: "ScriptedModelScript" });
 export type ScriptedScript = z.infer<typeof scriptedScript>;
+export type ScriptedScriptInput = z.input<typeof scriptedScript>;
 
 export const modelProviders = ["scripted", "openai-compatible", "anthropic", "google"] as const;
 export type ModelProvider = (typeof modelProviders)[number];

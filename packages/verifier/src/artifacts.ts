@@ -1,9 +1,10 @@
+import { RESULT_FILE } from "@loopsmith/schemas";
 import { z } from "zod";
 import { listQuoted } from "./format";
 import type { VerifyContext } from "./types";
 
 /** The `artifact` param shared by the JSON checks. */
-export const artifactParam = z.string().min(1).default("result.json");
+export const artifactParam = z.string().min(1).default(RESULT_FILE);
 
 type Found<T> = { ok: true; value: T } | { ok: false; message: string };
 

@@ -12,6 +12,7 @@ import {
   goalView,
   inspection,
   MAX_INPUTS_TOTAL_BYTES,
+  RESULT_FILE,
   type CreateGoalBody,
   type GoalJob,
   type GoalView,
@@ -26,7 +27,6 @@ export interface GoalDeps {
   models: ModelConfig;
 }
 
-const RESULT_FILE = "result.json";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TAIL = 2000;
 
@@ -166,7 +166,8 @@ export async function loadGoalView(prisma: PrismaClient, id: string): Promise<Go
     .reverse()
     .map((t) => inspection.safeParse((t.detail as { inspection?: unknown }).inspection))
     .find((p) => p.success)?.data;
-  const spec = goal.model as ModelSpec | null;
+  // Always set: POST /goals stores the resolved spec, with the model name pinned.
+  const spec = goal.model as ModelSpec;
   const now = Date.now();
 
   return {
@@ -178,7 +179,7 @@ export async function loadGoalView(prisma: PrismaClient, id: string): Promise<Go
     failure_reason: goal.failureReason,
     attempts: goal.attempts,
     max_attempts: goal.maxAttempts,
-    model: { provider: spec?.provider ?? "scripted", model: spec && "model" in spec ? (spec.model ?? null) : spec ? "scripted" : null },
+    model: spec.provider === "scripted" ? { provider: "scripted", model: "scripted" } : { provider: spec.provider, model: spec.model ?? null },
     inputs: goal.inputs as GoalView["inputs"],
     tape: tapeString(goal.transitions.map((t) => t.toState)),
     transitions: goal.transitions.map((t) => ({

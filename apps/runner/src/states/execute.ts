@@ -3,6 +3,7 @@
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
 import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR } from "@loopsmith/sandbox";
+import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadInputs, loadLatestCode } from "./evidence";
 
@@ -83,8 +84,6 @@ export const execute: StateHandler = async (ctx, deps) => {
     },
   };
 };
-
-export const DEFAULT_EXECUTION_TIMEOUT_SECONDS = 60;
 
 function executionTimeoutMs(budgets: unknown): number {
   const s = (budgets as { execution_timeout_seconds?: unknown } | null)?.execution_timeout_seconds;

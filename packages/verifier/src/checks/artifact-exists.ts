@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { findArtifact } from "../artifacts";
+import { artifactParam, findArtifact } from "../artifacts";
 import { defineCheck } from "../define";
 
 export const artifactExists = defineCheck({
   description: 'The script left a regular file with this name, relative to the output directory. Params: name (default "result.json").',
-  params: z.strictObject({ name: z.string().min(1).default("result.json") }),
+  params: z.strictObject({ name: artifactParam }),
   run({ name }, ctx) {
     const found = findArtifact(ctx, name);
     if (!found.ok) return { passed: false, message: found.message };
