@@ -23,12 +23,12 @@ const stack = await startStack({ ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true
 try {
   console.log(`api + runner ready in ${Math.round(stack.startMs)} ms`);
   // One warm-up goal: first-use costs (connections, module loading) are not what is measured.
-  await runGoal<GoalView>(stack.base, demoGoal());
+  await runGoal<GoalView>(stack, demoGoal());
 
   const goals: GoalView[] = [];
   const started = performance.now();
   for (let i = 0; i < total; i += concurrent) {
-    const batch = Array.from({ length: Math.min(concurrent, total - i) }, () => runGoal<GoalView>(stack.base, demoGoal()));
+    const batch = Array.from({ length: Math.min(concurrent, total - i) }, () => runGoal<GoalView>(stack, demoGoal()));
     for (const { goal } of await Promise.all(batch)) {
       if (goal.tape !== EXPECTED_TAPE) throw new Error(`unexpected tape ${goal.tape}`);
       goals.push(goal);

@@ -37,7 +37,7 @@ try {
   stack = await startStack({ ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? `loopsmith-demo-${process.pid}` });
   const model = args.provider === "scripted" ? undefined : { provider: "openai-compatible", ...(args.model ? { model: args.model } : {}) };
   const body = demoGoal({ max_attempts: Number(args["max-attempts"]), ...(model ? { model } : {}) });
-  const { id, goal } = await runGoal<GoalView>(stack.base, body, 200);
+  const { id, goal } = await runGoal<GoalView>(stack, body, 200);
   console.error(`goal ${id} ended ${goal.state}`);
 
   const result = {

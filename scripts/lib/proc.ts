@@ -12,8 +12,8 @@ export interface Spawned {
 }
 
 /** Start a TypeScript entry point of this repo as a real child process (through tsx). */
-export function spawnTs(entry: string, env: Record<string, string | undefined>): Spawned {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+export function spawnTs(entry: string, env: Record<string, string | undefined>, args: string[] = []): Spawned {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -14,6 +14,8 @@ export async function freePort(): Promise<number> {
 
 export interface Stack {
   base: string;
+  /** A tenant made for this stack with `npm run tenant:create` (apps/api/src/tenant-cli.ts). */
+  tenant: { tenant_id: string; api_key: string; webhook_secret: string };
   api: Spawned;
   runner: Spawned;
   /** Milliseconds from spawning until both processes said they were ready. */
@@ -31,6 +33,7 @@ export async function startStack(env: Record<string, string | undefined>): Promi
     LOG_LEVEL: "info",
     QUEUE_PREFIX: env.QUEUE_PREFIX ?? `loopsmith-stack-${process.pid}`,
   };
+  const tenant = await createTenantWithCli(full, `stack-${process.pid}`);
   const api = spawnTs("apps/api/src/server.ts", full);
   const runner = spawnTs("apps/runner/src/main.ts", full);
   const stop = async () => {
@@ -45,17 +48,27 @@ export async function startStack(env: Record<string, string | undefined>): Promi
     await stop();
     throw e;
   }
-  return { base: `http://127.0.0.1:${port}`, api, runner, startMs: performance.now() - started, stop };
+  return { base: `http://127.0.0.1:${port}`, tenant, api, runner, startMs: performance.now() - started, stop };
 }
 
-/** POST a goal and poll it until it ends. */
-export async function runGoal<T extends { state: string }>(base: string, body: unknown, pollMs = 100): Promise<{ id: string; goal: T }> {
-  const res = await fetch(`${base}/goals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+/** Runs the tenant command as a user would and parses the JSON it prints. */
+export async function createTenantWithCli(env: Record<string, string | undefined>, name: string): Promise<Stack["tenant"]> {
+  const cli = spawnTs("apps/api/src/tenant-cli.ts", env, ["--name", name]);
+  const { code } = await cli.exited;
+  const out = cli.output();
+  if (code !== 0) throw new Error(`tenant:create exited ${code}: ${out}`);
+  return JSON.parse(out.slice(out.indexOf("{"))) as Stack["tenant"];
+}
+
+/** POST a goal as the stack's tenant and poll it until it ends. */
+export async function runGoal<T extends { state: string }>(stack: Pick<Stack, "base" | "tenant">, body: unknown, pollMs = 100): Promise<{ id: string; goal: T }> {
+  const auth = { authorization: `Bearer ${stack.tenant.api_key}` };
+  const res = await fetch(`${stack.base}/goals`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(body) });
   const accepted = (await res.json()) as { id?: string; status_url?: string };
   if (res.status !== 202 || !accepted.status_url || !accepted.id) throw new Error(`POST /goals -> ${res.status} ${JSON.stringify(accepted)}`);
   for (;;) {
-    const goal = (await (await fetch(`${base}${accepted.status_url}`)).json()) as T;
-    if (goal.state === "verified" || goal.state === "failed") return { id: accepted.id, goal };
+    const goal = (await (await fetch(`${stack.base}${accepted.status_url}`, { headers: auth })).json()) as T;
+    if (["verified", "failed", "cancelled", "errored"].includes(goal.state)) return { id: accepted.id, goal };
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

@@ -6,6 +6,7 @@ import { demoGoal } from "../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../support/loop";
 
 let loop: Loop;
+const auth = () => ({ authorization: `Bearer ${loop.tenant.api_key}` });
 let noScripted: Loop;
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
@@ -75,13 +76,13 @@ describe("POST /goals", () => {
   });
 
   it("answers malformed JSON and non-JSON bodies with 4xx and the error shape", async () => {
-    const bad = await loop.app.inject({ method: "POST", url: "/goals", headers: { "content-type": "application/json" }, payload: "{nope" });
+    const bad = await loop.app.inject({ method: "POST", url: "/goals", headers: { "content-type": "application/json", ...auth() }, payload: "{nope" });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: { code: "LS_ERR_VALIDATION" } });
-    const text = await loop.app.inject({ method: "POST", url: "/goals", headers: { "content-type": "text/plain" }, payload: "hello" });
+    const text = await loop.app.inject({ method: "POST", url: "/goals", headers: { "content-type": "text/plain", ...auth() }, payload: "hello" });
     expect(text.statusCode).toBe(400);
     expect(text.json()).toMatchObject({ error: { code: "LS_ERR_VALIDATION" } });
-    const xml = await loop.app.inject({ method: "POST", url: "/goals", headers: { "content-type": "application/xml" }, payload: "<a/>" });
+    const xml = await loop.app.inject({ method: "POST", url: "/goals", headers: { "content-type": "application/xml", ...auth() }, payload: "<a/>" });
     expect(xml.statusCode).toBe(415);
     expect(xml.json()).toMatchObject({ error: { code: "LS_ERR_UNSUPPORTED_MEDIA_TYPE" } });
   });
@@ -90,7 +91,7 @@ describe("POST /goals", () => {
 describe("GET /goals/:id", () => {
   it("is 404 for an unknown id and for something that is not an id", async () => {
     for (const id of [randomUUID(), "not-a-uuid"]) {
-      const res = await loop.app.inject({ method: "GET", url: `/goals/${id}` });
+      const res = await loop.app.inject({ method: "GET", url: `/goals/${id}`, headers: auth() });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ error: { code: "LS_ERR_NOT_FOUND" } });
     }

@@ -5,63 +5,114 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createLogger, parseConfig } from "@loopsmith/core";
-import { createPrisma } from "@loopsmith/db";
+import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
-import { goalStepJob, QUEUES, type GoalJob, type GoalView } from "@loopsmith/schemas";
+import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
+import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
+import { runnerConfigSchema } from "../../apps/runner/src/config";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
+
+/** States after which a goal does not move by itself. */
+export const RESTING_STATES = ["verified", "failed", "cancelled", "errored", "awaiting_approval"];
 
 
 export type { GoalView };
 
 export async function startLoop(
   opts: {
-    /** Model settings of the API and the runner. */
+    /** Settings of the API and the runner (model, budgets, webhooks, step retries...), as env strings. */
     env?: Record<string, string>;
-    /** The runner's model settings, when they differ from the API's. */
+    /** The runner's settings, when they differ from the API's. */
     runnerEnv?: Record<string, string>;
     runner?: boolean;
     prefix?: string;
   } = {},
 ) {
-  const models: ModelConfig = parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env });
-  const runnerModels: ModelConfig = opts.runnerEnv
-    ? parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true", MODEL_HTTP_RETRIES: "0", ...opts.env, ...opts.runnerEnv })
-    : models;
+  const env: Record<string, string> = {
+    LOOPSMITH_SCRIPTED_MODEL: "true",
+    MODEL_HTTP_RETRIES: "0",
+    // Tests run webhook receivers on loopback.
+    WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32",
+    WEBHOOK_BACKOFF_MS: "100",
+    RATE_LIMIT_PER_MINUTE: "0",
+    ...opts.env,
+  };
+  const runnerEnvAll = { ...env, ...opts.runnerEnv };
+  const models: ModelConfig = parseConfig(modelConfigSchema, env);
+  const budgets = parseConfig(budgetConfigSchema, env);
+  const webhooks = parseConfig(webhookConfigSchema, env);
+  const retry = parseConfig(stepRetryConfigSchema, env);
+  const runnerConfig = parseConfig(runnerConfigSchema, runnerEnvAll);
   const prefix = opts.prefix ?? randomPrefix("loop");
   const prisma = createPrisma(DATABASE_URL);
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue(QUEUES.goals, { connection, prefix });
+  const webhookQueue = createWebhookQueue(connection, prefix);
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
   const app = await build({
     logger: false,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
-    goals: {
+    services: {
       prisma,
       models,
-      enqueue: async (job: GoalJob) => {
-        await queue.add(...goalStepJob(job));
+      budgets,
+      webhooks,
+      webhookQueue,
+      enqueue: async (job: GoalJob, delayMs?: number) => {
+        await queue.add(...goalStepJob(job, { attempts: retry.STEP_ATTEMPTS, backoffMs: retry.STEP_BACKOFF_MS }, delayMs));
       },
+      rateLimit: rateLimitPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute } : undefined,
+      adminApiKey: env.ADMIN_API_KEY,
     },
   });
+  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant` });
   const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log });
   let runner: Runner | undefined;
   const startRunner = async () => {
-    runner = createRunner({ prisma, connection, prefix, concurrency: 1, sandbox, models: (spec) => createModel(spec, runnerModels), log });
+    runner = createRunner({
+      prisma,
+      connection,
+      prefix,
+      concurrency: 1,
+      sandbox,
+      models: (spec) => createModel(spec, runnerConfig),
+      config: runnerConfig,
+      log,
+    });
     await runner.start();
     return runner;
   };
   if (opts.runner !== false) await startRunner();
 
-  const post = async (body: unknown) => {
-    const res = await app.inject({ method: "POST", url: "/goals", payload: body as object });
-    return { status: res.statusCode, body: res.json() as Record<string, unknown> };
+  /** Any request, as the loop's tenant unless another key (or none: null) is given. */
+  const request = async (
+    method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH",
+    url: string,
+    o: { body?: unknown; headers?: Record<string, string>; key?: string | null } = {},
+  ) => {
+    const key = o.key === undefined ? tenant.api_key : o.key;
+    const res = await app.inject({
+      method,
+      url,
+      payload: o.body as object | undefined,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...o.headers },
+    });
+    let body: unknown = res.body;
+    try {
+      body = res.json();
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.statusCode, body: body as Record<string, unknown>, headers: res.headers };
   };
-  const get = async (id: string) => {
-    const res = await app.inject({ method: "GET", url: `/goals/${id}` });
-    return { status: res.statusCode, body: res.json() as GoalView };
+  const post = async (body: unknown, o: { headers?: Record<string, string>; key?: string | null } = {}) => request("POST", "/goals", { body, ...o });
+  const get = async (id: string, o: { key?: string | null } = {}) => {
+    const res = await request("GET", `/goals/${id}`, o);
+    return { status: res.status, body: res.body as unknown as GoalView };
   };
   /** Submits a goal (expecting 202) and polls until it ends. */
   const run = async (body: unknown, timeoutMs = 120_000): Promise<GoalView> => {
@@ -69,11 +120,12 @@ export async function startLoop(
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     return waitForEnd(res.body.id as string, timeoutMs);
   };
-  const waitForEnd = async (id: string, timeoutMs = 120_000): Promise<GoalView> => {
+  /** Polls until the goal rests (a terminal state, errored or awaiting approval) or reaches one of `until`. */
+  const waitForEnd = async (id: string, timeoutMs = 120_000, until: string[] = RESTING_STATES): Promise<GoalView> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { body } = await get(id);
-      if (body.state === "verified" || body.state === "failed") return body;
+      if (until.includes(body.state)) return body;
       if (Date.now() > deadline) throw new Error(`goal ${id} still in ${body.state} after ${timeoutMs} ms; tape: ${body.tape}`);
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -82,11 +134,13 @@ export async function startLoop(
     await runner?.close();
     await app.close();
     await queue.obliterate({ force: true }).catch(() => undefined);
+    await webhookQueue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
+    await webhookQueue.close();
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, post, get, run, waitForEnd, startRunner, close };
+  return { app, prisma, prefix, queue, webhookQueue, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 

@@ -10,16 +10,21 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import { LoopSmithError, type Logger } from "@loopsmith/core";
-import { goalRoutes, type GoalDeps } from "./routes/goals";
+import { registerAuth } from "./auth";
+import { actionRoutes } from "./routes/actions";
+import { adminRoutes } from "./routes/admin";
+import { deliveryRoutes } from "./routes/deliveries";
+import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
+import type { Services } from "./services";
 
 export interface ApiDeps {
   readiness: Readiness;
   readyCheckTimeoutMs?: number;
   /** A pino logger, or false to keep tests quiet. */
   logger?: Logger | false;
-  /** Database, queue and model settings for the goal routes; without them those routes answer 503. */
-  goals?: GoalDeps;
+  /** Database, queues and settings for every route but health; without them those routes answer 503. */
+  services?: Services;
   /** Largest request body accepted (default 16 MiB: inputs are capped at 10 MiB, base64 adds a third). */
   bodyLimit?: number;
 }
@@ -40,6 +45,10 @@ export async function build(deps: ApiDeps) {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: "3.1.0",
+      components: {
+        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "A tenant API key (lsk_...)." } },
+      },
+      security: [{ bearerAuth: [] }],
       info: {
         title: "LoopSmith",
         version: API_VERSION,
@@ -73,12 +82,16 @@ export async function build(deps: ApiDeps) {
     reply.status(404).send(new LoopSmithError("LS_ERR_NOT_FOUND", `No route ${req.method} ${req.url}.`).toBody());
   });
 
+  const services = () => {
+    if (!deps.services) throw new LoopSmithError("LS_ERR_NOT_READY", "Goal storage is not configured in this instance.");
+    return deps.services;
+  };
+  registerAuth(app, () => services().prisma);
+
   await app.register(healthRoutes, { readiness: deps.readiness, timeoutMs: deps.readyCheckTimeoutMs ?? 2000 });
-  await app.register(goalRoutes, {
-    deps: () => {
-      if (!deps.goals) throw new LoopSmithError("LS_ERR_NOT_READY", "Goal storage is not configured in this instance.");
-      return deps.goals;
-    },
-  });
+  await app.register(goalRoutes, { deps: services });
+  await app.register(actionRoutes, { deps: services });
+  await app.register(deliveryRoutes, { deps: services });
+  await app.register(adminRoutes, { deps: services });
   return app;
 }

@@ -1,13 +1,24 @@
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema } from "@loopsmith/models";
+import { budgetConfigSchema, stepRetryConfigSchema } from "@loopsmith/schemas";
+import { webhookConfigSchema } from "@loopsmith/webhooks";
 
-export const apiConfigSchema = baseConfigSchema.extend(modelConfigSchema.shape).extend({
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
-});
+export const apiConfigSchema = baseConfigSchema
+  .extend(modelConfigSchema.shape)
+  .extend(budgetConfigSchema.shape)
+  .extend(stepRetryConfigSchema.shape)
+  .extend(webhookConfigSchema.shape)
+  .extend({
+    BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+    // Requests per tenant per minute (all routes but health); 0 disables the limit.
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+    // Bearer key for /admin routes (dead letters); unset disables them.
+    ADMIN_API_KEY: z.string().min(32, "use at least 32 characters").optional(),
+  });
 export type ApiConfig = z.output<typeof apiConfigSchema>;
 
 export function loadApiConfig(env: Record<string, string | undefined>): Readonly<ApiConfig> {

@@ -4,6 +4,7 @@ import { configOrExit, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import { goalStepJob, QUEUES } from "@loopsmith/schemas";
+import { createWebhookQueue } from "@loopsmith/webhooks";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { realReadiness } from "./readiness";
@@ -23,16 +24,23 @@ const sandboxImage = config.SANDBOX_IMAGE ?? sandboxImageTag();
 const queueConnection = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
 queueConnection.on("error", (err) => log.debug({ err }, "redis (queue) connection error"));
 const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
+const webhookQueue = createWebhookQueue(queueConnection, config.QUEUE_PREFIX);
+const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
 
 const app = await build({
   logger: log,
   bodyLimit: config.BODY_LIMIT_BYTES,
-  goals: {
+  services: {
     prisma,
     models: config,
-    enqueue: async (job) => {
-      await queue.add(...goalStepJob(job));
+    budgets: config,
+    webhooks: config,
+    webhookQueue,
+    enqueue: async (job, delayMs) => {
+      await queue.add(...goalStepJob(job, retry, delayMs));
     },
+    rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE } : undefined,
+    adminApiKey: config.ADMIN_API_KEY,
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
@@ -44,7 +52,7 @@ async function shutdown(signal: string) {
   closing = true;
   log.info({ signal }, "shutting down");
   await app.close();
-  await Promise.allSettled([queue.close(), prisma.$disconnect(), redis.quit()]);
+  await Promise.allSettled([queue.close(), webhookQueue.close(), prisma.$disconnect(), redis.quit()]);
   await queueConnection.quit().catch(() => undefined);
   process.exit(0);
 }

@@ -1,14 +1,40 @@
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
-import { modelConfigSchema } from "@loopsmith/models";
+import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
+import { stepRetryConfigSchema } from "@loopsmith/schemas";
+import { webhookConfigSchema } from "@loopsmith/webhooks";
 
-export const runnerConfigSchema = baseConfigSchema.extend(modelConfigSchema.shape).extend({
-  RUNNER_ID: z.string().regex(/^[a-zA-Z0-9_.-]+$/).optional(),
-  RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
-  // How long SIGTERM waits for the job in hand before releasing it back to the queue.
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
-  SELF_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-});
+export const runnerConfigSchema = baseConfigSchema
+  .extend(modelConfigSchema.shape)
+  .extend(pricingConfigSchema.shape)
+  .extend(stepRetryConfigSchema.shape)
+  .extend(webhookConfigSchema.shape)
+  .extend({
+    RUNNER_ID: z.string().regex(/^[a-zA-Z0-9_.-]+$/).optional(),
+    RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
+    // How long SIGTERM waits for the job in hand before releasing it back to the queue.
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+    SELF_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    // A job whose runner stops renewing its lock (the process died) is handed to another runner after
+    // this long; the check for such jobs runs every STALLED_INTERVAL_MS.
+    WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+    STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    // Liveness: each runner refreshes a Redis key; sandbox containers of runners whose key expired are
+    // removed by any other runner's sweep.
+    HEARTBEAT_TTL_MS: z.coerce.number().int().min(1000).default(30_000),
+    SWEEP_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    // Progress guard: the same attempt outcome STUCK_REPEATS times within the last STUCK_WINDOW attempts
+    // ends the goal failed/stuck.
+    STUCK_REPEATS: z.coerce.number().int().min(2).default(3),
+    STUCK_WINDOW: z.coerce.number().int().min(2).default(6),
+    // How long a goal waits in awaiting_approval before it fails with approval_timeout.
+    APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(24 * 3600),
+    // Token estimate for a model call's output, reserved before the call (the real figure settles after).
+    MODEL_OUTPUT_TOKENS_ESTIMATE: z.coerce.number().int().min(0).default(1024),
+    // Testing only: "after-commit:<state>" makes the runner SIGKILL itself right after committing a move
+    // out of <state>, before scheduling the next step (the crash-resume tests use it).
+    RUNNER_FAULT: z.string().regex(/^after-commit:[a-z_]+$/).optional(),
+  });
 export type RunnerConfig = z.output<typeof runnerConfigSchema>;
 
 export function loadRunnerConfig(env: Record<string, string | undefined>): Readonly<RunnerConfig> {

@@ -2,13 +2,23 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { configOrExit, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
+import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadRunnerConfig } from "./config";
 import { createRunner } from "./runtime";
 import { sandboxSelfCheck } from "./self-check";
 
-const LEFTOVER_AGE_MS = 15 * 60_000;
+/** RUNNER_FAULT=after-commit:<state> (tests only): die the hard way between a commit and the enqueue. */
+function faultInjection(fault: string | undefined): ((move: Move) => void) | undefined {
+  if (!fault) return undefined;
+  const from = fault.slice("after-commit:".length);
+  return (move) => {
+    if (move.from !== from) return;
+    log.warn({ move }, "RUNNER_FAULT: SIGKILL after commit");
+    process.kill(process.pid, "SIGKILL");
+  };
+}
 
 const config = configOrExit("loopsmith-runner", () => loadRunnerConfig(process.env));
 const runnerId = config.RUNNER_ID ?? `runner-${randomBytes(4).toString("hex")}`;
@@ -17,11 +27,17 @@ const docker = dockerClient(config.DOCKER_HOST);
 const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
 const sandbox = createDockerSandbox({ docker, image, runnerId, log });
 
+// BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
+const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+connection.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
+
 try {
   // Sandbox containers carry their runner's label. Ours from a previous life are leftovers; another
-  // runner's are leftovers only when older than any run may last (that runner may be alive).
+  // runner's are leftovers when that runner's heartbeat expired (it died) or the container outlived its
+  // deadline. The periodic sweep repeats this while the runner lives.
   const removed =
-    (await removeLeftovers(docker, { runnerId })) + (await removeLeftovers(docker, { olderThanMs: LEFTOVER_AGE_MS }));
+    (await removeLeftovers(docker, { runnerId })) +
+    (await removeLeftovers(docker, { isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1 }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
   const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
   log.info({ image, ...check }, "sandbox self-check passed");
@@ -30,8 +46,6 @@ try {
   process.exit(1);
 }
 
-// BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
-const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 const prisma = createPrisma(config.DATABASE_URL, { maxConnections: config.RUNNER_CONCURRENCY + 2 });
 const runner = createRunner({
   prisma,
@@ -40,7 +54,11 @@ const runner = createRunner({
   concurrency: config.RUNNER_CONCURRENCY,
   sandbox,
   models: (spec) => createModel(spec, config),
+  config,
   log,
+  runnerId,
+  docker,
+  afterCommit: faultInjection(config.RUNNER_FAULT),
 });
 const worker = runner.worker;
 

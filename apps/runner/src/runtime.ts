@@ -1,14 +1,18 @@
 // The runner's moving parts, wired from plain dependencies: used by main.ts and by tests that run a
 // runner in-process against the real services.
 import { Queue, type Worker } from "bullmq";
+import type Docker from "dockerode";
 import type { Redis } from "ioredis";
-import type { Logger } from "@loopsmith/core";
-import type { PrismaClient } from "@loopsmith/db";
+import { errorCodeOf, type Logger } from "@loopsmith/core";
+import { advanceGoal, type PrismaClient } from "@loopsmith/db";
+import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
-import type { Sandbox } from "@loopsmith/sandbox";
+import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
+import { createDeliveryWorker, createWebhookQueue, enqueuePendingDeliveries } from "@loopsmith/webhooks";
+import type { RunnerConfig } from "./config";
 import { runStep } from "./step";
-import { createGoalWorker } from "./worker";
+import { createGoalWorker, type JobMeta } from "./worker";
 
 export interface RunnerDeps {
   prisma: PrismaClient;
@@ -18,54 +22,157 @@ export interface RunnerDeps {
   concurrency: number;
   sandbox: Sandbox;
   models: (spec: ModelSpec) => LoopModel;
+  config: RunnerConfig;
   log: Logger;
+  /** This runner's id: its sandbox containers carry it, its heartbeat key names it. */
+  runnerId?: string;
+  /** With a Docker client, the runner sweeps containers left by dead runners. */
+  docker?: Docker;
   now?: () => Date;
+  afterCommit?: (move: Move) => void;
 }
 
 export interface Runner {
   worker: Worker;
+  deliveryWorker: Worker;
   queue: Queue;
   start(): Promise<void>;
+  /** One pass of housekeeping: dead runners' containers, goals whose step job was lost. */
+  sweep(): Promise<{ containers: number; requeued: number; parked: number }>;
   /** Finishes the steps in hand (or, with force, releases them) and closes the queue handles. */
   close(force?: boolean): Promise<void>;
 }
 
 export function createRunner(deps: RunnerDeps): Runner {
+  const { config, log, prisma } = deps;
+  const runnerId = deps.runnerId ?? deps.prefix;
+  const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
   const queue = new Queue(QUEUES.goals, { connection: deps.connection, prefix: deps.prefix });
-  const enqueue = async (job: GoalJob) => {
-    await queue.add(...goalStepJob(job));
+  const webhookQueue = createWebhookQueue(deps.connection, deps.prefix);
+  const enqueue = async (job: GoalJob, delayMs?: number) => {
+    await queue.add(...goalStepJob(job, retry, delayMs));
   };
+  const stepDeps = {
+    prisma,
+    sandbox: deps.sandbox,
+    models: deps.models,
+    log,
+    config,
+    now: deps.now ?? (() => new Date()),
+    enqueue,
+    deliver: async (goalId: string) => {
+      await enqueuePendingDeliveries(prisma, webhookQueue, config, goalId);
+    },
+    approvalTimeoutMs: config.APPROVAL_TIMEOUT_SECONDS * 1000,
+    afterCommit: deps.afterCommit,
+  };
+
+  /**
+   * Infrastructure failures (Docker, Postgres, Redis, a provider's 429/5xx) throw, and BullMQ retries the
+   * step with backoff; they never spend the goal's attempts. On the last try the goal is parked in
+   * `errored`, the dead-letter list, instead of being dropped.
+   */
+  const handle = async (job: GoalJob, meta: JobMeta) => {
+    try {
+      const outcome = await runStep(stepDeps, job);
+      if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
+      return outcome;
+    } catch (err) {
+      const tries = meta.attemptsMade + 1;
+      log.warn({ ...job, tries, of: meta.maxAttempts, err }, "goal step failed");
+      if (tries < meta.maxAttempts) throw err;
+      await park(job, err, tries);
+      return { done: false, parked: true };
+    }
+  };
+
+  const park = async (job: GoalJob, err: unknown, tries: number) => {
+    const goal = await prisma.goal.findUnique({ where: { id: job.goalId } });
+    if (!goal || goal.version !== job.version || !isState(goal.state) || !(WORKING_STATES as readonly string[]).includes(goal.state)) return;
+    const move = transition(goal.state, { type: "ERRORED" });
+    await advanceGoal(prisma, {
+      goalId: goal.id,
+      fromVersion: goal.version,
+      from: move.from,
+      to: move.to,
+      detail: { error: String((err as Error)?.message ?? err).slice(0, 2000), error_code: errorCodeOf(err) ?? null, tries },
+    });
+    log.error({ goalId: goal.id, state: goal.state, tries }, "goal parked in errored (dead-letter list)");
+  };
+
   const worker = createGoalWorker({
     connection: deps.connection,
     prefix: deps.prefix,
     concurrency: deps.concurrency,
-    log: deps.log,
-    handle: async (job) => {
-      const outcome = await runStep(
-        {
-          prisma: deps.prisma,
-          sandbox: deps.sandbox,
-          models: deps.models,
-          log: deps.log,
-          now: deps.now ?? (() => new Date()),
-          enqueue,
-        },
-        job,
-      );
-      if (!outcome.done) deps.log.info({ ...job, outcome }, "goal step skipped");
-      return outcome;
-    },
+    log,
+    handle,
+    lockDurationMs: config.WORKER_LOCK_MS,
+    stalledIntervalMs: config.STALLED_INTERVAL_MS,
   });
+  const deliveryWorker = createDeliveryWorker({ prisma, connection: deps.connection, prefix: deps.prefix, config, log, autorun: false });
+
+  const heartbeatKey = (id: string) => `${deps.prefix}:runner:${id}`;
+  const beat = () => deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+
+  const sweep = async () => {
+    let containers = 0;
+    if (deps.docker) {
+      containers = await removeLeftovers(deps.docker, {
+        isAlive: async (owner) => owner === runnerId || (await deps.connection.exists(heartbeatKey(owner))) === 1,
+      });
+      if (containers > 0) log.warn({ containers }, "removed sandbox containers of dead runners");
+    }
+    // A goal in a working state must have a step job; one whose job is gone (Redis lost it) is
+    // rescheduled, one whose job failed outright is parked in errored. Recent goals are left alone: their
+    // job may be a moment away.
+    const quietSince = new Date(Date.now() - Math.max(60_000, 2 * config.WORKER_LOCK_MS));
+    const goals = await prisma.goal.findMany({
+      where: { state: { in: [...WORKING_STATES] }, updatedAt: { lt: quietSince } },
+      select: { id: true, version: true },
+      take: 100,
+    });
+    let requeued = 0;
+    let parked = 0;
+    for (const g of goals) {
+      const job = await queue.getJob(goalStepJob({ goalId: g.id, version: g.version })[2].jobId);
+      const state = job ? await job.getState() : "missing";
+      if (state === "missing" || state === "unknown") {
+        await enqueue({ goalId: g.id, version: g.version });
+        requeued++;
+      } else if (state === "failed") {
+        await park({ goalId: g.id, version: g.version }, new Error(job?.failedReason ?? "step job failed"), job?.attemptsMade ?? 0);
+        parked++;
+      }
+    }
+    return { containers, requeued, parked };
+  };
+
+  let timers: NodeJS.Timeout[] = [];
   return {
     worker,
+    deliveryWorker,
     queue,
     async start() {
+      await beat();
+      timers = [
+        setInterval(() => void beat(), Math.max(500, Math.floor(config.HEARTBEAT_TTL_MS / 3))),
+        setInterval(() => {
+          sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
+        }, config.SWEEP_INTERVAL_MS),
+      ];
+      for (const t of timers) t.unref();
       await worker.waitUntilReady();
+      await deliveryWorker.waitUntilReady();
       void worker.run();
+      void deliveryWorker.run();
     },
+    sweep,
     async close(force = false) {
-      await worker.close(force);
+      for (const t of timers) clearInterval(t);
+      await Promise.all([worker.close(force), deliveryWorker.close(force)]);
+      await deps.connection.del(heartbeatKey(runnerId)).catch(() => undefined);
       await queue.close();
+      await webhookQueue.close();
     },
   };
 }

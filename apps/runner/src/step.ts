@@ -1,20 +1,30 @@
 // One step of one goal: load it, check the job is not stale, run the handler of its state, let the machine
-// pick the next state, write the move (CAS + tape + evidence in one transaction), schedule the next step.
+// pick the next state, write the move (CAS + tape + evidence in one transaction), schedule what follows.
 import { errorCodeOf } from "@loopsmith/core";
-import { advanceGoal } from "@loopsmith/db";
-import { isState, isTerminal, transition } from "@loopsmith/machine";
+import { advanceGoal, asJson, type Goal, type PrismaClient } from "@loopsmith/db";
+import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
-import { modelSpec, type GoalJob } from "@loopsmith/schemas";
-import { HANDLERS, type StepDeps } from "./states";
+import { modelSpec, storedBudgets, type GoalJob } from "@loopsmith/schemas";
+import { createDelivery, eventForState } from "@loopsmith/webhooks";
+import { HANDLERS, StepStop, type StepDeps, type StepResult } from "./states";
 
 export type StepOutcome =
-  | { done: false; skipped: "missing" | "stale" | "terminal"; state?: string }
+  | { done: false; skipped: "missing" | "stale" | "terminal" | "errored"; state?: string }
   | { done: true; from: string; to: string; version: number };
 
 export interface StepRunnerDeps extends StepDeps {
-  /** Schedules the goal's next step. */
-  enqueue: (job: GoalJob) => Promise<void>;
+  /** Schedules a step of the goal (later, with delayMs: the approval timeout). */
+  enqueue: (job: GoalJob, delayMs?: number) => Promise<void>;
+  /** Queues the webhook deliveries a move created (after the commit). */
+  deliver: (goalId: string) => Promise<void>;
+  approvalTimeoutMs: number;
+  /** How often a running step checks that its goal has not moved on (been cancelled). */
+  watchIntervalMs?: number;
+  /** Testing hook: called after a move is committed, before anything is scheduled. */
+  afterCommit?: (move: Move) => void;
 }
+
+const isWorking = (s: string) => (WORKING_STATES as readonly string[]).includes(s);
 
 export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepOutcome> {
   const goal = await deps.prisma.goal.findUnique({ where: { id: job.goalId } });
@@ -23,23 +33,36 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
   // A job scheduled from an older version already happened (or was superseded): doing it again would
   // duplicate a tape row. A job from a newer version than the goal cannot exist.
   if (goal.version !== job.version) {
-    // One step ahead: this job's move was written but scheduling the next step may have failed (this is
-    // a redelivery). Scheduling it again is harmless: job ids are per version, so BullMQ keeps one.
-    if (goal.version === job.version + 1) await deps.enqueue({ goalId: goal.id, version: goal.version });
+    // One step ahead: this job's move was written but scheduling what follows may have failed (this is a
+    // redelivery after a crash). Scheduling again is harmless: job ids are per version and deliveries
+    // per id, so BullMQ keeps one of each.
+    if (goal.version === job.version + 1) await scheduleAfter(deps, goal, goal.state, goal.version);
     return { done: false, skipped: "stale", state: goal.state };
   }
+  if (goal.state === "errored") return { done: false, skipped: "errored", state: goal.state };
 
   const state = goal.state as keyof typeof HANDLERS;
   // Built on first use: EXECUTE needs no model, and a model that cannot be built is a model failure of
   // the step that asked for it (see modelTurn), not a crash of every step.
   let model: LoopModel | undefined;
+  const abort = new AbortController();
   const ctx = {
     goal,
+    signal: abort.signal,
     get model() {
       return (model ??= deps.models(modelSpec.parse(goal.model)));
     },
   };
-  const result = await HANDLERS[state](ctx, deps);
+  const watcher = watchForMove(deps.prisma, goal, abort, deps.watchIntervalMs ?? 1000);
+  let result: StepResult;
+  try {
+    result = wallClockExceeded(goal, deps.now()) ?? (await HANDLERS[state](ctx, deps));
+  } catch (e) {
+    if (!(e instanceof StepStop)) throw e;
+    result = { event: e.event, detail: e.detail, failure: e.failureMessage ? { message: e.failureMessage } : undefined };
+  } finally {
+    clearInterval(watcher);
+  }
   const move = transition(state, result.event);
 
   const finished = isTerminal(move.to) ? deps.now() : undefined;
@@ -50,20 +73,66 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
       fromVersion: goal.version,
       from: move.from,
       to: move.to,
-      detail: detail as object,
+      detail: asJson(detail),
       patch: {
         ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
-        ...(move.to === "verified" ? { verified: true, report: result.report as object, finishedAt: finished } : {}),
-        ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown", finishedAt: finished } : {}),
+        ...(move.to === "verified" ? { verified: true, report: result.report as object } : {}),
+        ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown" } : {}),
+        ...(finished ? { finishedAt: finished } : {}),
       },
-      effects: result.effects,
+      failure: move.to === "failed" ? (result.failure ?? { message: move.reason ?? "failed" }) : undefined,
+      effects: async (tx) => {
+        await result.effects?.(tx);
+        const event = eventForState(move.to);
+        if (event) await createDelivery(tx, goal, event);
+      },
     });
     deps.log.info({ goalId: goal.id, from: move.from, to: move.to, version }, "goal moved");
-    if (!isTerminal(move.to)) await deps.enqueue({ goalId: goal.id, version });
+    deps.afterCommit?.(move);
+    await scheduleAfter(deps, goal, move.to, version);
     return { done: true, from: move.from, to: move.to, version };
   } catch (e) {
-    // Another runner took this step first: its move stands and ours is dropped, evidence and all.
+    // Another runner (or a cancel) moved the goal first: that move stands and ours is dropped, evidence and all.
     if (errorCodeOf(e) === "LS_ERR_STALE_VERSION") return { done: false, skipped: "stale", state: goal.state };
     throw e;
   }
 }
+
+/** What follows a committed move: its webhook deliveries, and the next step (or the approval timeout). */
+async function scheduleAfter(deps: StepRunnerDeps, goal: Goal, state: string, version: number): Promise<void> {
+  if (eventForState(state)) await deps.deliver(goal.id);
+  if (isWorking(state)) await deps.enqueue({ goalId: goal.id, version });
+  else if (state === "awaiting_approval") await deps.enqueue({ goalId: goal.id, version }, deps.approvalTimeoutMs);
+}
+
+/** The wall-clock budget, checked before every step: past it, the goal ends without starting the step. */
+function wallClockExceeded(goal: Goal, now: Date): StepResult | null {
+  if (!isWorking(goal.state)) return null;
+  const { max_wall_seconds } = storedBudgets(goal.budgets, goal.maxAttempts);
+  const elapsed = (now.getTime() - goal.createdAt.getTime()) / 1000;
+  if (elapsed < max_wall_seconds) return null;
+  return {
+    event: { type: "BUDGET_EXHAUSTED", reason: "budget_wall" },
+    detail: { elapsed_seconds: Math.round(elapsed), max_wall_seconds },
+    failure: { message: `${Math.round(elapsed)} s since submission reached the ${max_wall_seconds} s wall-clock budget.` },
+  };
+}
+
+/**
+ * Polls the goal while its step runs. When it moved on without us (a client cancelled it), the step's
+ * signal aborts, so that the sandbox kills its container instead of running to the end for nothing.
+ */
+function watchForMove(prisma: PrismaClient, goal: Goal, abort: AbortController, everyMs: number) {
+  const timer = setInterval(() => {
+    prisma.goal
+      .findUnique({ where: { id: goal.id }, select: { version: true } })
+      .then((g) => {
+        if (!g || g.version !== goal.version) abort.abort(new Error("the goal moved on (cancelled)"));
+      })
+      .catch(() => undefined);
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
+
+export type { State };

@@ -3,7 +3,15 @@ import type { Redis } from "ioredis";
 import type { Logger } from "@loopsmith/core";
 import { goalJobSchema, QUEUES, type GoalJob } from "@loopsmith/schemas";
 
-export type GoalHandler = (job: GoalJob, meta: { jobId: string; attemptsMade: number }) => Promise<unknown>;
+export interface JobMeta {
+  jobId: string;
+  /** Tries before this one. */
+  attemptsMade: number;
+  /** Tries this job gets in all. */
+  maxAttempts: number;
+}
+
+export type GoalHandler = (job: GoalJob, meta: JobMeta) => Promise<unknown>;
 
 export function createGoalWorker(deps: {
   connection: Redis;
@@ -11,6 +19,8 @@ export function createGoalWorker(deps: {
   concurrency: number;
   handle: GoalHandler;
   log: Logger;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
 }): Worker {
   const worker = new Worker(
     QUEUES.goals,
@@ -21,9 +31,16 @@ export function createGoalWorker(deps: {
         deps.log.error({ jobId: job.id, issues: payload.error.issues }, "malformed goal job");
         throw new Error(`malformed goal job: ${payload.error.message}`);
       }
-      return deps.handle(payload.data, { jobId: String(job.id), attemptsMade: job.attemptsMade });
+      return deps.handle(payload.data, { jobId: String(job.id), attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 });
     },
-    { connection: deps.connection, prefix: deps.prefix, concurrency: deps.concurrency, autorun: false },
+    {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency: deps.concurrency,
+      autorun: false,
+      ...(deps.lockDurationMs ? { lockDuration: deps.lockDurationMs } : {}),
+      ...(deps.stalledIntervalMs ? { stalledInterval: deps.stalledIntervalMs } : {}),
+    },
   );
   worker.on("failed", (job, err) => deps.log.warn({ jobId: job?.id, err: err.message }, "job failed"));
   worker.on("error", (err) => deps.log.error({ err }, "worker error"));

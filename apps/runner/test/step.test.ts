@@ -2,11 +2,12 @@
 // recorded instead of queued, so that redeliveries and races can be staged exactly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, parseConfig } from "@loopsmith/core";
-import { createModel, modelConfigSchema } from "@loopsmith/models";
+import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import type { GoalJob } from "@loopsmith/schemas";
 import { demoGoal } from "../../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../../../tests/support/loop";
+import { runnerConfigSchema } from "../src/config";
 import { runStep, type StepRunnerDeps } from "../src/step";
 
 let loop: Loop;
@@ -15,17 +16,20 @@ let deps: StepRunnerDeps;
 
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
-  const models = parseConfig(modelConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true" });
+  const config = parseConfig(runnerConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true" });
   const log = createLogger({ name: "test", level: "silent" });
   deps = {
     prisma: loop.prisma,
     sandbox: createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log }),
-    models: (spec) => createModel(spec, models),
+    models: (spec) => createModel(spec, config),
+    config,
     log,
     now: () => new Date(),
     enqueue: async (job) => {
       scheduled.push(job);
     },
+    deliver: async () => undefined,
+    approvalTimeoutMs: 60_000,
   };
 });
 afterAll(async () => {

@@ -7,3 +7,4 @@ export * from "./planner";
 export * from "./generator";
 export * from "./inspector";
 export * from "./refiner";
+export * from "./progress";

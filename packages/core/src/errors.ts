@@ -13,6 +13,22 @@ export const ERROR_CATALOG = {
   LS_ERR_MODEL_UNAVAILABLE: { status: 503, retryable: true, message: "The model provider could not be reached." },
   LS_ERR_STALE_VERSION: { status: 409, retryable: false, message: "The goal moved on since this step was scheduled." },
   LS_ERR_ILLEGAL_TRANSITION: { status: 500, retryable: false, message: "The state machine refused a transition." },
+  LS_ERR_UNAUTHORIZED: { status: 401, retryable: false, message: "Send a valid API key: Authorization: Bearer <key>." },
+  LS_ERR_FORBIDDEN: { status: 403, retryable: false, message: "This key may not do that." },
+  LS_ERR_IDEMPOTENCY_CONFLICT: {
+    status: 409,
+    retryable: false,
+    message: "This Idempotency-Key was already used with a different request body.",
+  },
+  LS_ERR_GOAL_STATE: { status: 409, retryable: false, message: "The goal is not in a state that allows this." },
+  LS_ERR_RATE_LIMITED: { status: 429, retryable: true, message: "Too many requests for this tenant; retry after the given delay." },
+  LS_ERR_WEBHOOK_URL: {
+    status: 400,
+    retryable: false,
+    message: "The webhook URL is not allowed: it must be http(s) and resolve to a public address.",
+  },
+  LS_ERR_DELIVERY_IN_PROGRESS: { status: 409, retryable: true, message: "This delivery is still being attempted." },
+  LS_ERR_SANDBOX_UNAVAILABLE: { status: 503, retryable: true, message: "The sandbox engine could not run the program." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -3,7 +3,9 @@
 // either all of a step or none of it.
 import { LoopSmithError } from "@loopsmith/core";
 import { assertTransition } from "@loopsmith/machine";
+import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
+import { buildFailureReport } from "./goal-view";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -16,6 +18,11 @@ export function asJson(value: unknown): Prisma.InputJsonValue {
 }
 
 export interface NewGoal {
+  tenantId: string;
+  idempotencyKey?: string | null;
+  /** sha256 of the request body, to tell a replay from a conflicting reuse of the key. */
+  requestHash?: string | null;
+  webhook?: { url: string } | null;
   objective: string;
   success: string | null;
   checks: unknown;
@@ -31,6 +38,10 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
   return prisma.$transaction(async (tx) => {
     const row = await tx.goal.create({
       data: {
+        tenantId: goal.tenantId,
+        idempotencyKey: goal.idempotencyKey ?? null,
+        requestHash: goal.requestHash ?? null,
+        webhook: goal.webhook ? asJson(goal.webhook) : undefined,
         objective: goal.objective,
         success: goal.success,
         checks: asJson(goal.checks),
@@ -65,7 +76,9 @@ export interface Advance {
   /** The evidence for this move, stored on the tape row. */
   detail: Prisma.InputJsonValue;
   /** Goal columns that change with the move. */
-  patch?: Pick<Prisma.GoalUpdateManyMutationInput, "attempts" | "verified" | "failureReason" | "report" | "finishedAt">;
+  patch?: Pick<Prisma.GoalUpdateManyMutationInput, "attempts" | "verified" | "failureReason" | "report" | "finishedAt" | "budgets">;
+  /** For moves to `failed`: a message for the failure report, and extra fields (the stuck hashes...). */
+  failure?: { message: string; extra?: Partial<FailureReport> };
   /** Rows written in the same transaction (the execution, check results, the plan...). */
   effects?: (tx: Tx) => Promise<void>;
 }
@@ -88,6 +101,12 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
       data: { goalId: move.goalId, seq: version, fromState: move.from, toState: move.to, detail: move.detail },
     });
     await move.effects?.(tx);
+    // Every failed goal carries its report, written with the row that failed it.
+    if (move.to === "failed") {
+      const reason = (move.patch?.failureReason as string | undefined) ?? "unknown";
+      const report = await buildFailureReport(tx, move.goalId, reason, move.failure?.message ?? reason, move.failure?.extra);
+      await tx.goal.update({ where: { id: move.goalId }, data: { failureReport: asJson(report) } });
+    }
   });
   return { version };
 }

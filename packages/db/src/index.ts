@@ -6,10 +6,40 @@ export { createPrisma, pingDatabase, type CreatePrismaOptions, type PingResult }
 // Generated client: the PrismaClient class, the Prisma namespace (errors, JsonValue, input types, ...)
 // and one row type per model.
 export { PrismaClient, Prisma } from "./generated/client";
-export type { Artifact, CheckResult, Execution, Goal, GoalInput, ModelCall, Plan, Transition } from "./generated/client";
+export type {
+  ApiKey,
+  Artifact,
+  CheckResult,
+  DeliveryAttempt,
+  Execution,
+  Goal,
+  GoalInput,
+  ModelCall,
+  Plan,
+  Tenant,
+  Transition,
+  WebhookDelivery,
+  WebhookSecret,
+} from "./generated/client";
 
 // Schema migrations (same bookkeeping as `prisma migrate deploy`).
 export { migrate, type MigrateOptions, type MigrateResult } from "./migrate";
 
 // Goal-state writer: compare-and-set on Goal.version + tape append + the step's evidence, in one transaction.
 export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type Tx } from "./goal-state";
+
+// Tenants, API keys, webhook secrets.
+export {
+  activeWebhookSecrets,
+  authenticate,
+  createApiKey,
+  createTenant,
+  hashApiKey,
+  newWebhookSecret,
+  rotateWebhookSecret,
+  type AuthenticatedTenant,
+  type CreatedTenant,
+} from "./tenants";
+
+// Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
+export { buildFailureReport, loadGoalView, transitionRow, UUID } from "./goal-view";

@@ -24,6 +24,7 @@ afterAll(async () => {
 });
 
 const newGoal = () => ({
+  tenant: { create: { name: "t" } },
   objective: "Clean the CSV",
   inputs: [{ name: "in.csv", size: 3, sha256: "abc" }],
   maxAttempts: 3,

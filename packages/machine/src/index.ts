@@ -2,28 +2,62 @@
 // clock, no randomness. A model's judgement arrives here as data inside an event; only this table decides
 // which state comes next.
 
-export const STATES = ["plan", "generate", "execute", "inspect", "refine", "verified", "failed"] as const;
+export const STATES = [
+  "plan",
+  "generate",
+  "execute",
+  "inspect",
+  "refine",
+  "awaiting_approval",
+  "errored",
+  "verified",
+  "failed",
+  "cancelled",
+] as const;
 export type State = (typeof STATES)[number];
 
-export const TERMINAL_STATES: readonly State[] = ["verified", "failed"];
+export const TERMINAL_STATES: readonly State[] = ["verified", "failed", "cancelled"];
+
+/** The states in which the runner works on the goal (a step job is queued or running). */
+export const WORKING_STATES = ["plan", "generate", "execute", "inspect", "refine"] as const;
+export type WorkingState = (typeof WORKING_STATES)[number];
 
 /**
- * The architecture (DESIGN.md), plus one kind of row: a model turn whose output still fails its schema
- * after the bounded retries ends the goal in `failed` from the state that asked for it. Anything not
- * listed raises IllegalTransition.
+ * The architecture (DESIGN.md), plus rows added by later issues, never side doors:
+ * - model turns that fail their schema, and exhausted budgets, end the goal in `failed`;
+ * - any non-terminal state can be `cancelled` by the client;
+ * - a model turn that would cross the approval threshold waits in `awaiting_approval`, and resumes in
+ *   the state it left (approve) or ends `failed` (reject, timeout);
+ * - a step whose infrastructure kept failing past the retry cap parks the goal in `errored` (the
+ *   dead-letter list), from which an operator's retry resumes the state it left.
+ * Anything not listed raises IllegalTransition.
  */
 export const TRANSITIONS: Readonly<Record<State, readonly State[]>> = {
-  plan: ["generate", "failed"],
-  generate: ["execute", "failed"],
-  execute: ["inspect"],
-  inspect: ["verified", "refine", "failed"],
-  refine: ["execute", "failed"],
+  plan: ["generate", "failed", "cancelled", "awaiting_approval", "errored"],
+  generate: ["execute", "failed", "cancelled", "awaiting_approval", "errored"],
+  execute: ["inspect", "failed", "cancelled", "errored"],
+  inspect: ["verified", "refine", "failed", "cancelled", "awaiting_approval", "errored"],
+  refine: ["execute", "failed", "cancelled", "awaiting_approval", "errored"],
+  awaiting_approval: ["plan", "generate", "inspect", "refine", "failed", "cancelled"],
+  errored: ["plan", "generate", "execute", "inspect", "refine", "cancelled"],
   verified: [],
   failed: [],
+  cancelled: [],
 };
 
 /** Why a goal ended in `failed`. Stable strings: clients match on them. */
-export type FailureReason = "budget_attempts" | "model_failure";
+export const FAILURE_REASONS = [
+  "budget_attempts",
+  "budget_tokens",
+  "budget_cost",
+  "budget_wall",
+  "model_failure",
+  "stuck",
+  "rejected",
+  "approval_timeout",
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+export type BudgetReason = Extract<FailureReason, "budget_tokens" | "budget_cost" | "budget_wall">;
 
 export type MachineEvent =
   | { type: "PLANNED" }
@@ -39,9 +73,24 @@ export type MachineEvent =
       /** Executions so far, this one included. */
       attempts: number;
       maxAttempts: number;
+      /** The progress guard saw this attempt's outcome repeat too often. */
+      stuck?: boolean;
     }
   /** A model turn failed its schema after the bounded retries. */
-  | { type: "MODEL_FAILED" };
+  | { type: "MODEL_FAILED" }
+  /** The next model call or execution would cross a token, cost or wall-clock cap. */
+  | { type: "BUDGET_EXHAUSTED"; reason: BudgetReason }
+  /** The next model call would cross the approval threshold. */
+  | { type: "APPROVAL_NEEDED" }
+  /** The client approved: resume in the state the goal was waiting in. */
+  | { type: "APPROVED"; resume: State }
+  | { type: "REJECTED" }
+  | { type: "APPROVAL_TIMED_OUT" }
+  | { type: "CANCELLED" }
+  /** The step's infrastructure (Docker, database, queue, provider) kept failing past the retry cap. */
+  | { type: "ERRORED" }
+  /** An operator retried a dead-lettered goal: resume in the state it errored in. */
+  | { type: "RETRIED"; resume: State };
 
 export interface Move {
   from: State;
@@ -90,6 +139,12 @@ export function transition(from: State, event: MachineEvent): Move {
   return move;
 }
 
+const MODEL_STATES: readonly State[] = ["plan", "generate", "inspect", "refine"];
+
+function isWorking(s: State): boolean {
+  return (WORKING_STATES as readonly State[]).includes(s);
+}
+
 function decide(from: State, event: MachineEvent): Move {
   switch (event.type) {
     case "PLANNED":
@@ -105,11 +160,35 @@ function decide(from: State, event: MachineEvent): Move {
       if (from !== "inspect") break;
       // The veto: verified needs the model's yes AND every deterministic check.
       if (event.checksPassed && event.inspectorVerified) return { from, to: "verified" };
+      if (event.stuck) return { from, to: "failed", reason: "stuck" };
       if (event.attempts >= event.maxAttempts) return { from, to: "failed", reason: "budget_attempts" };
       return { from, to: "refine" };
     case "MODEL_FAILED":
-      if (from === "plan" || from === "generate" || from === "refine" || from === "inspect")
-        return { from, to: "failed", reason: "model_failure" };
+      if (MODEL_STATES.includes(from)) return { from, to: "failed", reason: "model_failure" };
+      break;
+    case "BUDGET_EXHAUSTED":
+      if (isWorking(from)) return { from, to: "failed", reason: event.reason };
+      break;
+    case "APPROVAL_NEEDED":
+      if (MODEL_STATES.includes(from)) return { from, to: "awaiting_approval" };
+      break;
+    case "APPROVED":
+      if (from === "awaiting_approval") return { from, to: event.resume };
+      break;
+    case "REJECTED":
+      if (from === "awaiting_approval") return { from, to: "failed", reason: "rejected" };
+      break;
+    case "APPROVAL_TIMED_OUT":
+      if (from === "awaiting_approval") return { from, to: "failed", reason: "approval_timeout" };
+      break;
+    case "CANCELLED":
+      if (!isTerminal(from)) return { from, to: "cancelled" };
+      break;
+    case "ERRORED":
+      if (isWorking(from)) return { from, to: "errored" };
+      break;
+    case "RETRIED":
+      if (from === "errored") return { from, to: event.resume };
       break;
   }
   throw new IllegalTransition(from, `(${event.type})`, `event ${event.type} is not accepted in ${from}`);

@@ -22,6 +22,15 @@ const legal: [State, State][] = [
   ["inspect", "failed"],
   ["refine", "execute"],
   ["refine", "failed"],
+  // Added by the public-surface and guards issues (#4, #5).
+  ...(["plan", "generate", "execute", "inspect", "refine", "awaiting_approval", "errored"] as const).map(
+    (s) => [s, "cancelled"] as [State, State],
+  ),
+  ...(["plan", "generate", "execute", "inspect", "refine"] as const).map((s) => [s, "errored"] as [State, State]),
+  ["execute", "failed"],
+  ...(["plan", "generate", "inspect", "refine"] as const).map((s) => [s, "awaiting_approval"] as [State, State]),
+  ...(["plan", "generate", "inspect", "refine", "failed"] as const).map((s) => ["awaiting_approval", s] as [State, State]),
+  ...(["plan", "generate", "execute", "inspect", "refine"] as const).map((s) => ["errored", s] as [State, State]),
 ];
 const isLegal = (a: State, b: State) => legal.some(([x, y]) => x === a && y === b);
 
@@ -48,7 +57,7 @@ describe("transition table", () => {
   });
 
   it("terminals have no exits", () => {
-    for (const t of ["verified", "failed"] as const) {
+    for (const t of ["verified", "failed", "cancelled"] as const) {
       expect(isTerminal(t)).toBe(true);
       expect(TRANSITIONS[t]).toEqual([]);
     }
@@ -112,6 +121,47 @@ describe("transition(state, event)", () => {
     for (const s of ["plan", "generate", "refine", "inspect"] as const)
       expect(transition(s, { type: "MODEL_FAILED" })).toEqual({ from: s, to: "failed", reason: "model_failure" });
     expect(() => transition("execute", { type: "MODEL_FAILED" })).toThrow(IllegalTransition);
+  });
+
+  it("the progress guard ends a stuck goal in failed/stuck, but never overrides a pass", () => {
+    expect(transition("inspect", { ...(inspected(false, false, 3, 10) as object), stuck: true } as MachineEvent)).toEqual({
+      from: "inspect",
+      to: "failed",
+      reason: "stuck",
+    });
+    expect(transition("inspect", { ...(inspected(true, true, 3, 10) as object), stuck: true } as MachineEvent).to).toBe("verified");
+  });
+
+  it("an exhausted budget ends any working state in failed with its reason", () => {
+    for (const s of ["plan", "generate", "execute", "inspect", "refine"] as const)
+      for (const reason of ["budget_tokens", "budget_cost", "budget_wall"] as const)
+        expect(transition(s, { type: "BUDGET_EXHAUSTED", reason })).toEqual({ from: s, to: "failed", reason });
+    expect(() => transition("awaiting_approval", { type: "BUDGET_EXHAUSTED", reason: "budget_cost" })).toThrow(IllegalTransition);
+  });
+
+  it("approval: wait, then resume where it stopped, or fail rejected / approval_timeout", () => {
+    expect(transition("refine", { type: "APPROVAL_NEEDED" }).to).toBe("awaiting_approval");
+    expect(() => transition("execute", { type: "APPROVAL_NEEDED" })).toThrow(IllegalTransition);
+    expect(transition("awaiting_approval", { type: "APPROVED", resume: "refine" }).to).toBe("refine");
+    expect(() => transition("awaiting_approval", { type: "APPROVED", resume: "verified" })).toThrow(IllegalTransition);
+    expect(transition("awaiting_approval", { type: "REJECTED" })).toEqual({ from: "awaiting_approval", to: "failed", reason: "rejected" });
+    expect(transition("awaiting_approval", { type: "APPROVAL_TIMED_OUT" })).toEqual({
+      from: "awaiting_approval",
+      to: "failed",
+      reason: "approval_timeout",
+    });
+  });
+
+  it("cancel ends any non-terminal state; terminals stay put", () => {
+    for (const s of STATES.filter((s) => !isTerminal(s))) expect(transition(s, { type: "CANCELLED" }).to).toBe("cancelled");
+    for (const s of ["verified", "failed", "cancelled"] as const) expect(() => transition(s, { type: "CANCELLED" })).toThrow(IllegalTransition);
+  });
+
+  it("infrastructure failure parks a working goal in errored; a retry resumes it", () => {
+    expect(transition("execute", { type: "ERRORED" }).to).toBe("errored");
+    expect(() => transition("awaiting_approval", { type: "ERRORED" })).toThrow(IllegalTransition);
+    expect(transition("errored", { type: "RETRIED", resume: "execute" }).to).toBe("execute");
+    expect(() => transition("errored", { type: "RETRIED", resume: "verified" })).toThrow(IllegalTransition);
   });
 
   it("an event out of place is illegal", () => {

@@ -4,3 +4,4 @@ export * from "./config";
 export * from "./scripted";
 export * from "./provider-schema";
 export * from "./ai-sdk";
+export * from "./pricing";

@@ -32,6 +32,8 @@ export interface RunRequest {
   /** The only variables the program sees besides the basics (PYTHON* variables, thread counts) (e.g. input paths). */
   env?: Record<string, string>;
   timeoutMs: number;
+  /** Aborting kills the container (the result then reports `aborted`). */
+  signal?: AbortSignal;
 }
 
 export interface Artifact {
@@ -58,6 +60,8 @@ export interface RunResult {
   artifactErrors: string[];
   imageId: string;
   oomKilled: boolean;
+  /** The caller aborted the run (RunRequest.signal) and the container was killed. */
+  aborted: boolean;
 }
 
 /**
@@ -103,6 +107,9 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 
 export const SANDBOX_LABEL = "loopsmith.sandbox";
 export const RUNNER_LABEL = "loopsmith.runner";
+/** Epoch ms after which the container has outlived its run's timeout: whoever finds it may remove it. */
+export const DEADLINE_LABEL = "loopsmith.deadline";
+const DEADLINE_SLACK_MS = 60_000;
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -122,7 +129,15 @@ export async function pingDocker(docker: Docker): Promise<void> {
  * omitted. Several runners may share one engine, so `olderThanMs` (longer than any run's timeout) spares
  * containers that a live runner is still using.
  */
-export async function removeLeftovers(docker: Docker, opts: { runnerId?: string; olderThanMs?: number } = {}): Promise<number> {
+export async function removeLeftovers(
+  docker: Docker,
+  opts: {
+    runnerId?: string;
+    olderThanMs?: number;
+    /** Remove only containers whose runner is not alive (or whose deadline passed); spares the live ones. */
+    isAlive?: (runnerId: string) => Promise<boolean>;
+  } = {},
+): Promise<number> {
   const label = [`${SANDBOX_LABEL}=1`];
   if (opts.runnerId !== undefined) label.push(`${RUNNER_LABEL}=${opts.runnerId}`);
   const found = await docker.listContainers({ all: true, filters: { label } });
@@ -130,6 +145,12 @@ export async function removeLeftovers(docker: Docker, opts: { runnerId?: string;
   let removed = 0;
   for (const c of found) {
     if (c.Created * 1000 > cutoff) continue;
+    if (opts.isAlive) {
+      const owner = c.Labels?.[RUNNER_LABEL] ?? "";
+      const deadline = Number(c.Labels?.[DEADLINE_LABEL] ?? "NaN");
+      const overdue = Number.isFinite(deadline) && deadline < Date.now();
+      if (!overdue && owner && (await opts.isAlive(owner))) continue;
+    }
     try {
       await docker.getContainer(c.Id).remove({ force: true });
       removed++;
@@ -184,7 +205,7 @@ export function createDockerSandbox(opts: {
       User: `${SANDBOX_UID}:${SANDBOX_UID}`,
       WorkingDir: SANDBOX_WORKDIR,
       Env: buildEnv(req.env),
-      Labels: { [SANDBOX_LABEL]: "1", [RUNNER_LABEL]: runnerId },
+      Labels: { [SANDBOX_LABEL]: "1", [RUNNER_LABEL]: runnerId, [DEADLINE_LABEL]: String(Date.now() + req.timeoutMs + DEADLINE_SLACK_MS) },
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -254,6 +275,13 @@ export function createDockerSandbox(opts: {
         timedOut = true;
         container.kill({ signal: "SIGKILL" }).catch(() => undefined);
       }, req.timeoutMs);
+      let aborted = false;
+      const onAbort = () => {
+        aborted = true;
+        container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+      };
+      if (req.signal?.aborted) onAbort();
+      else req.signal?.addEventListener("abort", onAbort, { once: true });
       stream.end(Buffer.concat([Buffer.from(header + "\n"), input]));
 
       let waited: { StatusCode: number };
@@ -261,6 +289,7 @@ export function createDockerSandbox(opts: {
         waited = (await container.wait()) as { StatusCode: number };
       } finally {
         clearTimeout(timer);
+        req.signal?.removeEventListener("abort", onAbort);
       }
       const durationMs = Math.round(performance.now() - started);
       const drainedInTime = await Promise.race([
@@ -302,6 +331,7 @@ export function createDockerSandbox(opts: {
         artifactErrors,
         imageId: id,
         oomKilled: state.OOMKilled === true,
+        aborted,
       };
       log?.info(
         { container: container.id.slice(0, 12), exitCode, timedOut, durationMs, artifacts: artifacts.length, oomKilled: result.oomKilled },

@@ -21,6 +21,24 @@ export const goalInput = z
   })
   .meta({ id: "GoalInputFile" });
 
+/** Per-goal caps. Each is checked before the model call or execution that would cross it. */
+export const goalBudget = z
+  .object({
+    max_tokens: z.int().min(1).max(100_000_000).optional().describe("Model tokens (in + out) across every call."),
+    max_cost_usd: z.number().positive().max(1_000_000).optional().describe("Model spend in USD, from the server's price table."),
+    max_wall_seconds: z.int().min(1).max(30 * 24 * 3600).optional().describe("Wall-clock seconds from submission to the end."),
+  })
+  .strict()
+  .meta({ id: "GoalBudget" });
+export type GoalBudget = z.infer<typeof goalBudget>;
+
+export const webhookSpec = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2048).describe("Receives goal.verified / goal.failed / goal.cancelled / goal.awaiting_approval, signed per Standard Webhooks."),
+  })
+  .strict()
+  .meta({ id: "Webhook" });
+
 export const createGoalBody = z
   .object({
     objective: z.string().trim().min(1).max(10_000),
@@ -30,6 +48,14 @@ export const createGoalBody = z
     max_attempts: z.int().min(1).max(20).default(DEFAULT_MAX_ATTEMPTS).describe("Executions before the goal ends failed."),
     execution_timeout_seconds: z.int().min(1).max(600).default(DEFAULT_EXECUTION_TIMEOUT_SECONDS),
     model: modelSpec.optional().describe("The server's default provider when omitted."),
+    budget: goalBudget.optional().describe("Caps beyond max_attempts; server defaults fill what is omitted, server maximums bound it."),
+    approval_threshold_usd: z
+      .number()
+      .nonnegative()
+      .max(1_000_000)
+      .optional()
+      .describe("Pause in awaiting_approval before a model call would take the spend past this (USD). Default: the tenant's policy."),
+    webhook: webhookSpec.optional(),
   })
   .strict()
   .meta({ id: "CreateGoal" });
@@ -40,6 +66,19 @@ export const createGoalResponse = z
   .meta({ id: "GoalAccepted" });
 
 export const goalIdParams = z.object({ id: z.string() });
+
+/** The budgets a goal runs under, defaults and the tenant's policy filled in. */
+export const budgetsView = z
+  .object({
+    max_attempts: z.int(),
+    execution_timeout_seconds: z.int(),
+    max_tokens: z.int(),
+    max_cost_usd: z.number(),
+    max_wall_seconds: z.int(),
+    approval_threshold_usd: z.number().nullable(),
+  })
+  .meta({ id: "Budgets" });
+export type Budgets = z.infer<typeof budgetsView>;
 
 const isoDate = z.string().describe("ISO 8601 timestamp");
 
@@ -72,6 +111,29 @@ export const checkView = z.object({
   latest: z.object({ attempt: z.int(), passed: z.boolean(), message: z.string() }).nullable(),
 });
 
+/** Why a goal failed, assembled from the tape when it ends in `failed`. */
+export const failureReport = z
+  .object({
+    reason: z.string().describe("budget_attempts, budget_tokens, budget_cost, budget_wall, model_failure, stuck, rejected, approval_timeout"),
+    message: z.string(),
+    last_transitions: z.array(transitionView),
+    last_run: z
+      .object({
+        attempt: z.int(),
+        exit_code: z.int(),
+        timed_out: z.boolean(),
+        oom_killed: z.boolean(),
+        stderr_tail: z.string(),
+      })
+      .nullable(),
+    failing_checks: z.array(z.object({ id: z.string(), message: z.string() })),
+    last_diagnosis: z.string().nullable(),
+    last_script: z.string().nullable(),
+    stuck_hashes: z.array(z.string()).optional().describe("Set for reason stuck: the outcome hash that repeated, once per repeat."),
+  })
+  .meta({ id: "FailureReport" });
+export type FailureReport = z.infer<typeof failureReport>;
+
 export const goalView = z
   .object({
     id: z.uuid(),
@@ -93,7 +155,11 @@ export const goalView = z
     executions: z.array(executionView),
     last_inspection: inspection.nullable(),
     report: z.unknown().describe("The verified artifact (result.json); null unless verified."),
+    failure_report: failureReport.nullable().describe("Set when the goal ended failed."),
+    budgets: budgetsView,
+    webhook: z.object({ url: z.string() }).nullable(),
     cost: z.object({
+      cost_usd: z.number().describe("Model spend so far (USD) from the price table."),
       model_calls: z.int(),
       tokens_in: z.int(),
       tokens_out: z.int(),
@@ -113,3 +179,61 @@ export const errorBody = z
     error: z.object({ code: z.string(), message: z.string(), details: z.unknown() }),
   })
   .meta({ id: "Error" });
+
+export const goalSummary = goalView
+  .pick({ id: true, objective: true, state: true, verified: true, failure_reason: true, attempts: true, created_at: true, updated_at: true, finished_at: true })
+  .meta({ id: "GoalSummary" });
+export type GoalSummary = z.infer<typeof goalSummary>;
+
+export const GOAL_STATES = [
+  "plan",
+  "generate",
+  "execute",
+  "inspect",
+  "refine",
+  "awaiting_approval",
+  "errored",
+  "verified",
+  "failed",
+  "cancelled",
+] as const;
+
+export const listGoalsQuery = z
+  .object({
+    state: z.enum(GOAL_STATES).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(200).optional().describe("next_cursor from the previous page."),
+  })
+  .strict();
+
+export const goalList = z
+  .object({
+    goals: z.array(goalSummary),
+    next_cursor: z.string().nullable().describe("Pass as ?cursor= for the next (older) page; null on the last page."),
+  })
+  .meta({ id: "GoalList" });
+
+export const idempotencyHeaders = z.object({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces")
+    .optional()
+    .describe("Retry-safe submit: the same key and body return the same goal; the same key with another body is a 409."),
+});
+
+export const approveBody = z
+  .object({
+    approval_threshold_usd: z
+      .number()
+      .nonnegative()
+      .max(1_000_000)
+      .nullable()
+      .optional()
+      .describe("The next spending threshold that pauses the goal again; null or omitted: no further approval needed."),
+    budget: goalBudget.optional().describe("Raise (or set) caps while approving."),
+  })
+  .strict()
+  .meta({ id: "Approval" });
+export type ApproveBody = z.infer<typeof approveBody>;

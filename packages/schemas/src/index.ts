@@ -2,3 +2,5 @@ export * from "./jobs";
 export * from "./health";
 export * from "./loop";
 export * from "./goals";
+export * from "./budgets";
+export * from "./webhooks";

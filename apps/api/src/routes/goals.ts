@@ -1,34 +1,26 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { createGoal, type PrismaClient } from "@loopsmith/db";
-import { tapeString } from "@loopsmith/machine";
+import { createGoal, loadGoalView, UUID } from "@loopsmith/db";
 import { resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
   createGoalBody,
   createGoalResponse,
   errorBody,
   goalIdParams,
+  goalList,
   goalView,
-  inspection,
+  idempotencyHeaders,
+  listGoalsQuery,
   MAX_INPUTS_TOTAL_BYTES,
-  RESULT_FILE,
+  resolveBudgets,
   type CreateGoalBody,
-  type GoalJob,
-  type GoalView,
   type ModelSpec,
 } from "@loopsmith/schemas";
 import { validateCheckSpec } from "@loopsmith/verifier";
-
-export interface GoalDeps {
-  prisma: PrismaClient;
-  /** Schedules the goal's first step. */
-  enqueue: (job: GoalJob) => Promise<void>;
-  models: ModelConfig;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TAIL = 2000;
+import { checkWebhookUrl } from "@loopsmith/webhooks";
+import { tenantOf } from "../auth";
+import type { Services } from "../services";
 
 function invalid(details: { path: string; message: string }[]): LoopSmithError {
   return new LoopSmithError("LS_ERR_VALIDATION", "The request is invalid.", details);
@@ -71,30 +63,74 @@ function defaultModelName(provider: Exclude<ModelSpec["provider"], "scripted">, 
   return provider === "anthropic" ? c.ANTHROPIC_MODEL : c.GOOGLE_MODEL;
 }
 
-export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => GoalDeps }> = async (app, opts) => {
+export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async (app, opts) => {
   app.post(
     "/goals",
     {
       schema: {
         summary: "Submit a goal; it runs asynchronously",
+        description: "With an Idempotency-Key, a retry with the same body returns the same goal (Idempotent-Replayed: true).",
         tags: ["goals"],
+        headers: idempotencyHeaders,
         body: createGoalBody,
-        response: { 202: createGoalResponse, 400: errorBody, 503: errorBody },
+        response: { 202: createGoalResponse, 400: errorBody, 401: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
       },
     },
     async (req, reply) => {
       const deps = opts.deps();
+      const tenant = tenantOf(req);
       const body = req.body;
+      const key = req.headers["idempotency-key"];
+      const requestHash = createHash("sha256").update(stableJson(body)).digest("hex");
+      const accepted = (id: string, replayed: boolean) => {
+        const statusUrl = `/goals/${id}`;
+        if (replayed) reply.header("idempotent-replayed", "true");
+        return reply.status(202).header("location", statusUrl).send({ id, status_url: statusUrl, state: "plan" });
+      };
+      const replay = async () => {
+        if (!key) return null;
+        const prior = await deps.prisma.goal.findUnique({
+          where: { tenantId_idempotencyKey: { tenantId: tenant.id, idempotencyKey: key } },
+          select: { id: true, requestHash: true },
+        });
+        if (!prior) return null;
+        if (prior.requestHash !== requestHash)
+          throw new LoopSmithError("LS_ERR_IDEMPOTENCY_CONFLICT", undefined, [{ path: "headers.idempotency-key", message: `already used for goal ${prior.id} with a different body` }]);
+        return prior.id;
+      };
+      const replayed = await replay();
+      if (replayed) return accepted(replayed, true);
+
       const { inputs, model } = prepare(body, deps.models);
-      const goal = await createGoal(deps.prisma, {
-        objective: body.objective,
-        success: body.success ?? null,
-        checks: body.checks,
-        inputs,
-        maxAttempts: body.max_attempts,
-        budgets: { max_attempts: body.max_attempts, execution_timeout_seconds: body.execution_timeout_seconds },
-        model,
-      });
+      const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
+      if (problems.length) throw invalid(problems);
+      if (body.webhook) {
+        const check = await checkWebhookUrl(body.webhook.url, { allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS });
+        if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
+      }
+      let goal: { id: string; version: number };
+      try {
+        goal = await createGoal(deps.prisma, {
+          tenantId: tenant.id,
+          idempotencyKey: key ?? null,
+          requestHash,
+          webhook: body.webhook ?? null,
+          objective: body.objective,
+          success: body.success ?? null,
+          checks: body.checks,
+          inputs,
+          maxAttempts: body.max_attempts,
+          budgets,
+          model,
+        });
+      } catch (e) {
+        // Two requests with the same key raced: the other one created the goal.
+        if ((e as { code?: string }).code === "P2002" && key) {
+          const id = await replay();
+          if (id) return accepted(id, true);
+        }
+        throw e;
+      }
       try {
         await deps.enqueue({ goalId: goal.id, version: goal.version });
       } catch (err) {
@@ -103,8 +139,50 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => GoalDeps }> = async
         await deps.prisma.goal.delete({ where: { id: goal.id } }).catch(() => undefined);
         throw new LoopSmithError("LS_ERR_NOT_READY", "The job queue is unavailable; the goal was not accepted. Retry later.");
       }
-      const statusUrl = `/goals/${goal.id}`;
-      return reply.status(202).header("location", statusUrl).send({ id: goal.id, status_url: statusUrl, state: "plan" });
+      return accepted(goal.id, false);
+    },
+  );
+
+  app.get(
+    "/goals",
+    {
+      schema: {
+        summary: "This tenant's goals, newest first",
+        tags: ["goals"],
+        querystring: listGoalsQuery,
+        response: { 200: goalList, 400: errorBody, 401: errorBody, 429: errorBody },
+      },
+    },
+    async (req) => {
+      const tenant = tenantOf(req);
+      const { state, limit, cursor } = req.query;
+      const after = cursor ? decodeCursor(cursor) : null;
+      const rows = await opts.deps().prisma.goal.findMany({
+        where: {
+          tenantId: tenant.id,
+          ...(state ? { state } : {}),
+          ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: limit + 1,
+        select: { id: true, objective: true, state: true, verified: true, failureReason: true, attempts: true, createdAt: true, updatedAt: true, finishedAt: true },
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        goals: page.map((g) => ({
+          id: g.id,
+          objective: g.objective,
+          state: g.state,
+          verified: g.verified,
+          failure_reason: g.failureReason,
+          attempts: g.attempts,
+          created_at: g.createdAt.toISOString(),
+          updated_at: g.updatedAt.toISOString(),
+          finished_at: g.finishedAt?.toISOString() ?? null,
+        })),
+        next_cursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
+      };
     },
   );
 
@@ -115,115 +193,37 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => GoalDeps }> = async
         summary: "A goal: state, tape, plan, checks, executions, report and cost",
         tags: ["goals"],
         params: goalIdParams,
-        response: { 200: goalView, 404: errorBody },
+        response: { 200: goalView, 401: errorBody, 404: errorBody, 429: errorBody },
       },
     },
     async (req) => {
-      const view = UUID.test(req.params.id) ? await loadGoalView(opts.deps().prisma, req.params.id) : null;
+      const view = await loadGoalView(opts.deps().prisma, { tenantId: tenantOf(req).id, id: req.params.id });
       if (!view) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${req.params.id}.`);
       return view;
     },
   );
 };
 
-export async function loadGoalView(prisma: PrismaClient, id: string): Promise<GoalView | null> {
-  const goal = await prisma.goal.findUnique({
-    where: { id },
-    include: {
-      plan: true,
-      transitions: { orderBy: { seq: "asc" } },
-      executions: { orderBy: { attempt: "asc" } },
-    },
-  });
-  if (!goal) return null;
-  const [calls, results, verifiedArtifact] = await Promise.all([
-    prisma.modelCall.aggregate({
-      where: { goalId: id },
-      _count: { _all: true },
-      _sum: { tokensIn: true, tokensOut: true, latencyMs: true },
-    }),
-    prisma.checkResult.findMany({ where: { goalId: id }, orderBy: [{ attempt: "asc" }, { createdAt: "asc" }] }),
-    goal.verified
-      ? prisma.artifact.findFirst({ where: { goalId: id, name: RESULT_FILE, execution: { attempt: goal.attempts } } })
-      : null,
-  ]);
+/** JSON with object keys sorted, so that the same body in another key order hashes the same. */
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  if (v && typeof v === "object")
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(v);
+}
 
-  type Spec = { id: string; kind: "deterministic" | "judgement"; params: Record<string, unknown>; description: string; source?: string };
-  const specs = ((goal.plan?.checks ?? goal.checks) as Spec[]).map((c) => ({ ...c, source: c.source ?? "client" }));
-  // A check's latest result: same id, and its effective params (defaults filled in) agree with every
-  // param the spec gave. Ids may repeat with different params, so the id alone is not enough.
-  const latestFor = (c: Spec) => {
-    for (let i = results.length - 1; i >= 0; i--) {
-      const r = results[i]!;
-      const effective = (r.params ?? {}) as Record<string, unknown>;
-      if (r.checkId !== c.id) continue;
-      if (Object.entries(c.params).every(([k, v]) => JSON.stringify(effective[k]) === JSON.stringify(v)))
-        return { attempt: r.attempt, passed: r.passed, message: r.message };
-    }
-    return null;
-  };
-  const lastInspection = [...goal.transitions]
-    .reverse()
-    .map((t) => inspection.safeParse((t.detail as { inspection?: unknown }).inspection))
-    .find((p) => p.success)?.data;
-  // Always set: POST /goals stores the resolved spec, with the model name pinned.
-  const spec = goal.model as ModelSpec;
-  const now = Date.now();
+function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(`${at.toISOString()}|${id}`, "utf8").toString("base64url");
+}
 
-  return {
-    id: goal.id,
-    objective: goal.objective,
-    success: goal.success,
-    state: goal.state,
-    verified: goal.verified,
-    failure_reason: goal.failureReason,
-    attempts: goal.attempts,
-    max_attempts: goal.maxAttempts,
-    model: spec.provider === "scripted" ? { provider: "scripted", model: "scripted" } : { provider: spec.provider, model: spec.model ?? null },
-    inputs: goal.inputs as GoalView["inputs"],
-    tape: tapeString(goal.transitions.map((t) => t.toState)),
-    transitions: goal.transitions.map((t) => ({
-      seq: t.seq,
-      from: t.fromState,
-      to: t.toState,
-      at: t.at.toISOString(),
-      detail: t.detail as Record<string, unknown>,
-    })),
-    plan: goal.plan
-      ? { objective: goal.plan.objective, approach: goal.plan.approach as string[], output_contract: goal.plan.outputContract }
-      : null,
-    checks: specs.map((c) => ({
-      id: c.id,
-      kind: c.kind,
-      params: c.params,
-      description: c.description,
-      source: c.source as "baseline" | "client" | "planner",
-      latest: latestFor(c),
-    })),
-    executions: goal.executions.map((e) => ({
-      attempt: e.attempt,
-      exit_code: e.exitCode,
-      duration_ms: e.durationMs,
-      timed_out: e.timedOut,
-      oom_killed: e.oomKilled,
-      stderr_tail: e.stderr.slice(-TAIL),
-      stdout_tail: e.stdout.slice(-TAIL),
-      artifacts: e.artifacts as { name: string; size: number; sha256: string }[],
-      image_id: e.imageId,
-    })),
-    last_inspection: lastInspection ?? null,
-    // Parsed from the stored bytes rather than the JSONB copy, which reorders keys.
-    report: verifiedArtifact ? (JSON.parse(Buffer.from(verifiedArtifact.content).toString("utf8")) as unknown) : goal.verified ? goal.report : null,
-    cost: {
-      model_calls: calls._count._all,
-      tokens_in: calls._sum.tokensIn ?? 0,
-      tokens_out: calls._sum.tokensOut ?? 0,
-      model_latency_ms: calls._sum.latencyMs ?? 0,
-      sandbox_ms: goal.executions.reduce((s, e) => s + e.durationMs, 0),
-      wall_time_ms: (goal.finishedAt?.getTime() ?? now) - goal.createdAt.getTime(),
-    },
-    created_at: goal.createdAt.toISOString(),
-    updated_at: goal.updatedAt.toISOString(),
-    finished_at: goal.finishedAt?.toISOString() ?? null,
-  };
+function decodeCursor(cursor: string): { at: Date; id: string } {
+  const [iso, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const at = new Date(iso ?? "");
+  if (!id || !UUID.test(id) || Number.isNaN(at.getTime()))
+    throw invalid([{ path: "querystring.cursor", message: "not a cursor this API returned" }]);
+  return { at, id };
 }

@@ -4,7 +4,8 @@
 import type { Logger } from "@loopsmith/core";
 import type { Goal, PrismaClient, Tx } from "@loopsmith/db";
 import type { MachineEvent } from "@loopsmith/machine";
-import type { LoopModel } from "@loopsmith/models";
+import type { LoopModel, PricingConfig } from "@loopsmith/models";
+import type { FailureReport } from "@loopsmith/schemas";
 import type { Sandbox } from "@loopsmith/sandbox";
 import type { ModelSpec } from "@loopsmith/schemas";
 
@@ -16,11 +17,21 @@ export interface StepDeps {
   log: Logger;
   /** Injected so tests can pin time. */
   now: () => Date;
+  config: StepConfig;
+}
+
+/** The runner settings steps read (see config.ts for what each means). */
+export interface StepConfig extends PricingConfig {
+  STUCK_REPEATS: number;
+  STUCK_WINDOW: number;
+  MODEL_OUTPUT_TOKENS_ESTIMATE: number;
 }
 
 export interface GoalContext {
   goal: Goal;
   model: LoopModel;
+  /** Aborted when the goal moves on without this step (cancelled): long work (a sandbox run) stops. */
+  signal: AbortSignal;
 }
 
 export interface StepResult {
@@ -33,6 +44,23 @@ export interface StepResult {
   report?: unknown;
   /** Rows written in the same transaction as the move. */
   effects?: (tx: Tx) => Promise<void>;
+  /** For moves to failed: the report's message and extra fields. */
+  failure?: { message: string; extra?: Partial<FailureReport> };
+}
+
+/**
+ * Thrown by a handler when a guard stops the step before its work (a budget, the approval threshold):
+ * the step moves on `event` with `detail` and none of the handler's evidence.
+ */
+export class StepStop extends Error {
+  constructor(
+    readonly event: MachineEvent,
+    readonly detail: Record<string, unknown>,
+    readonly failureMessage?: string,
+  ) {
+    super(`step stopped: ${event.type}`);
+    this.name = "StepStop";
+  }
 }
 
 export type StateHandler = (ctx: GoalContext, deps: StepDeps) => Promise<StepResult>;

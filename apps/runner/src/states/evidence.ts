@@ -41,15 +41,19 @@ export async function loadPlan(prisma: PrismaClient, goalId: string): Promise<Fr
 /** The code of the latest GENERATE or REFINE, stored on the tape row that moved the goal to execute. */
 export async function loadLatestCode(prisma: PrismaClient, goalId: string): Promise<GeneratedCode> {
   const row =
-    (await prisma.transition.findFirst({ where: { goalId, toState: "execute" }, orderBy: { seq: "desc" } })) ??
+    (await prisma.transition.findFirst({
+      // Not a resume from errored: that row carries no code.
+      where: { goalId, toState: "execute", fromState: { in: ["generate", "refine"] } },
+      orderBy: { seq: "desc" },
+    })) ??
     missing("the generated code", goalId);
   return generatedCode.parse((row.detail as { code?: unknown }).code);
 }
 
-/** The inspection stored on the tape row that moved the goal out of its latest INSPECT. */
+/** The inspection stored on the tape row that moved the goal from its latest INSPECT to REFINE. */
 export async function loadLatestInspection(prisma: PrismaClient, goalId: string): Promise<Inspection> {
   const row =
-    (await prisma.transition.findFirst({ where: { goalId, fromState: "inspect" }, orderBy: { seq: "desc" } })) ??
+    (await prisma.transition.findFirst({ where: { goalId, fromState: "inspect", toState: "refine" }, orderBy: { seq: "desc" } })) ??
     missing("the inspection", goalId);
   return inspection.parse((row.detail as { inspection?: unknown }).inspection);
 }

@@ -3,7 +3,7 @@
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
 import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR } from "@loopsmith/sandbox";
-import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from "@loopsmith/schemas";
+import { storedBudgets } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadInputs, loadLatestCode } from "./evidence";
 
@@ -15,7 +15,10 @@ export const execute: StateHandler = async (ctx, deps) => {
   const code = await loadLatestCode(deps.prisma, goal.id);
   const inputs = await loadInputs(deps.prisma, goal.id);
   const paths = inputs.map((f) => `${SANDBOX_INPUT_DIR}/${f.name}`);
-  const timeoutMs = executionTimeoutMs(goal.budgets);
+  // The execution reserves its timeout against the wall-clock budget: it may use what is left, no more.
+  const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
+  const wallLeftMs = budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
+  const timeoutMs = Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs));
 
   const run = await deps.sandbox.run({
     files: inputs,
@@ -28,6 +31,7 @@ export const execute: StateHandler = async (ctx, deps) => {
       OUTPUT_DIR: SANDBOX_OUTPUT_DIR,
     },
     timeoutMs,
+    signal: ctx.signal,
   });
   deps.log.info(
     { goalId: goal.id, attempt, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs },
@@ -45,6 +49,7 @@ export const execute: StateHandler = async (ctx, deps) => {
       oom_killed: run.oomKilled,
       duration_ms: Math.round(run.durationMs),
       timeout_ms: timeoutMs,
+      ...(timeoutMs < budgets.execution_timeout_seconds * 1000 ? { timeout_clipped_by_wall_budget: true } : {}),
       artifacts,
       artifact_errors: run.artifactErrors,
       stderr_tail: run.stderr.slice(-STDERR_TAIL),
@@ -84,8 +89,3 @@ export const execute: StateHandler = async (ctx, deps) => {
     },
   };
 };
-
-function executionTimeoutMs(budgets: unknown): number {
-  const s = (budgets as { execution_timeout_seconds?: unknown } | null)?.execution_timeout_seconds;
-  return (typeof s === "number" && s > 0 ? s : DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000;
-}

@@ -1,4 +1,5 @@
 import type { State } from "@loopsmith/machine";
+import { awaitingApproval } from "./awaiting-approval";
 import type { StateHandler } from "./context";
 import { execute } from "./execute";
 import { generate } from "./generate";
@@ -6,13 +7,15 @@ import { inspect } from "./inspect";
 import { plan } from "./plan";
 import { refine } from "./refine";
 
-/** One handler per non-terminal state. */
-export const HANDLERS: Record<Exclude<State, "verified" | "failed">, StateHandler> = {
+/** One handler per state a step job can find a goal in (errored waits for an operator, not a job). */
+export const HANDLERS: Record<Exclude<State, "verified" | "failed" | "cancelled" | "errored">, StateHandler> = {
   plan,
   generate,
   execute,
   inspect,
   refine,
+  awaiting_approval: awaitingApproval,
 };
 
-export type { GoalContext, StateHandler, StepDeps, StepResult } from "./context";
+export { StepStop } from "./context";
+export type { GoalContext, StateHandler, StepConfig, StepDeps, StepResult } from "./context";

@@ -4,8 +4,9 @@
 import { createHash } from "node:crypto";
 import { errorCodeOf } from "@loopsmith/core";
 import { Prisma } from "@loopsmith/db";
-import { ModelOutputError, ModelUnavailableError, type LoopModel, type ModelRequest } from "@loopsmith/models";
-import type { GoalContext, StepDeps } from "./context";
+import { costUsd, ModelOutputError, ModelUnavailableError, priceOf, type LoopModel, type ModelRequest } from "@loopsmith/models";
+import { storedBudgets } from "@loopsmith/schemas";
+import { StepStop, type GoalContext, type StepDeps } from "./context";
 
 export type TurnOutcome<T> =
   | { ok: true; output: T; reused: boolean }
@@ -41,12 +42,15 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
   }
 
   const base = { ...key, provider: model.provider, model: model.modelName, request: { system: req.system, prompt: req.prompt } };
+  const price = priceOf(model.provider, model.modelName, deps.config);
+  await reserve(ctx, deps, req, key, base, price);
   try {
     const res = await model.complete(req);
     const row = {
       ...base,
       tokensIn: res.usage.inputTokens,
       tokensOut: res.usage.outputTokens,
+      costUsd: costUsd(price, res.usage),
       latencyMs: Math.round(res.latencyMs),
       response: res.output as Prisma.InputJsonValue,
       error: null,
@@ -58,12 +62,18 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     // is retried with backoff. A schema failure after the bounded retries, or a request the provider
     // refuses outright (401, 404, 400...), is the goal's end, recorded on the tape.
     const permanent = e instanceof ModelUnavailableError && e.permanent;
-    if (!(e instanceof ModelOutputError) && !permanent) throw e;
+    if (!(e instanceof ModelOutputError) && !permanent) {
+      // Settle the reservation: nothing came back, so nothing is counted. The step is retried.
+      const settled = { ...base, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0, response: Prisma.DbNull, error: `unavailable: ${(e as Error).message}`.slice(0, 2000) };
+      await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: settled, update: settled }).catch(() => undefined);
+      throw e;
+    }
     const err = e as ModelOutputError | ModelUnavailableError;
     const row = {
       ...base,
       tokensIn: err.usage.inputTokens,
       tokensOut: err.usage.outputTokens,
+      costUsd: costUsd(price, err.usage),
       latencyMs: Math.round(err.latencyMs),
       response: Prisma.DbNull,
       error: err.message,
@@ -77,6 +87,67 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
           : { code: err.code, message: err.message, tries: 1, rejected: [], status_code: err.statusCode ?? null },
     };
   }
+}
+
+/**
+ * Before a model call: stop at the approval threshold or a cap the call could cross, else reserve the
+ * call's estimate (a model_calls row without a response, counted as spent) so that a goal overshoots a
+ * cap by at most what one call exceeds its estimate. The real figures replace the estimate after the call;
+ * a runner that dies mid-call leaves the reservation counted, which errs on the side of the cap.
+ */
+async function reserve(
+  ctx: GoalContext,
+  deps: StepDeps,
+  req: ModelRequest<unknown>,
+  key: { goalId: string; state: string; attempt: number; requestHash: string },
+  base: Record<string, unknown>,
+  price: ReturnType<typeof priceOf>,
+): Promise<void> {
+  const { goal } = ctx;
+  const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
+  const spent = await deps.prisma.modelCall.aggregate({
+    // This call's own earlier reservation (a retried step) is replaced, not added to.
+    where: { goalId: goal.id, NOT: key },
+    _sum: { tokensIn: true, tokensOut: true, costUsd: true },
+  });
+  const usedTokens = (spent._sum.tokensIn ?? 0) + (spent._sum.tokensOut ?? 0);
+  const usedUsd = spent._sum.costUsd ?? 0;
+  const estimateIn = Math.ceil((req.system.length + req.prompt.length) / 4);
+  const estimateOut = deps.config.MODEL_OUTPUT_TOKENS_ESTIMATE;
+  const estimateUsd = costUsd(price, { inputTokens: estimateIn, outputTokens: estimateOut });
+  const facts = {
+    turn: req.turn,
+    tokens_used: usedTokens,
+    tokens_estimate: estimateIn + estimateOut,
+    max_tokens: budgets.max_tokens,
+    cost_usd_used: usedUsd,
+    cost_usd_estimate: estimateUsd,
+    max_cost_usd: budgets.max_cost_usd,
+  };
+  if (budgets.approval_threshold_usd !== null && usedUsd + estimateUsd > budgets.approval_threshold_usd)
+    throw new StepStop({ type: "APPROVAL_NEEDED" }, { ...facts, approval_threshold_usd: budgets.approval_threshold_usd });
+  if (usedTokens + estimateIn + estimateOut > budgets.max_tokens)
+    throw new StepStop(
+      { type: "BUDGET_EXHAUSTED", reason: "budget_tokens" },
+      facts,
+      `The next ${req.turn} call (estimated ${estimateIn + estimateOut} tokens) would take the goal past its ${budgets.max_tokens}-token budget (${usedTokens} used).`,
+    );
+  if (usedUsd + estimateUsd > budgets.max_cost_usd)
+    throw new StepStop(
+      { type: "BUDGET_EXHAUSTED", reason: "budget_cost" },
+      facts,
+      `The next ${req.turn} call (estimated $${estimateUsd.toFixed(4)}) would take the goal past its $${budgets.max_cost_usd} budget ($${usedUsd.toFixed(4)} spent).`,
+    );
+  const row = {
+    ...(base as { goalId: string; state: string; attempt: number; requestHash: string; provider: string; model: string; request: Prisma.InputJsonValue }),
+    tokensIn: estimateIn,
+    tokensOut: estimateOut,
+    costUsd: estimateUsd,
+    latencyMs: 0,
+    response: Prisma.DbNull,
+    error: "reserved: the call has not settled",
+  };
+  await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
 }
 
 /** The step result for a model turn that failed its schema after the bounded retries. */

@@ -1,0 +1,77 @@
+// Goal moves the API makes on a client's (or operator's) behalf: cancel, approve, reject, retry. They go
+// through the same transition table and the same compare-and-set writer as the runner's moves.
+import { errorCodeOf, LoopSmithError } from "@loopsmith/core";
+import { advanceGoal, asJson, type Goal, UUID } from "@loopsmith/db";
+import { IllegalTransition, isState, isTerminal, transition, type MachineEvent, WORKING_STATES } from "@loopsmith/machine";
+import { createDelivery, enqueuePendingDeliveries, eventForState } from "@loopsmith/webhooks";
+import type { Services } from "./services";
+
+export interface ApiMove {
+  event: MachineEvent;
+  detail: Record<string, unknown>;
+  budgets?: unknown;
+  failureMessage?: string;
+}
+
+const CAS_RETRIES = 5;
+
+/**
+ * Loads the goal (tenant-scoped unless `tenantId` is null: operators), lets `decide` pick the event, and
+ * writes the move. A runner moving the goal at the same moment makes the compare-and-set fail: reload and
+ * decide again. Illegal moves (cancel a verified goal...) are a 409 naming the state.
+ */
+export async function moveGoal(
+  s: Services,
+  scope: { tenantId: string | null; id: string },
+  decide: (goal: Goal) => ApiMove | Promise<ApiMove>,
+): Promise<{ from: string; to: string; version: number }> {
+  for (let i = 0; ; i++) {
+    const goal = UUID.test(scope.id)
+      ? await s.prisma.goal.findFirst({ where: { id: scope.id, ...(scope.tenantId ? { tenantId: scope.tenantId } : {}) } })
+      : null;
+    if (!goal) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${scope.id}.`);
+    if (!isState(goal.state) || isTerminal(goal.state))
+      throw new LoopSmithError("LS_ERR_GOAL_STATE", `The goal already ended in ${goal.state}.`, { state: goal.state });
+    const m = await decide(goal);
+    let move;
+    try {
+      move = transition(goal.state, m.event);
+    } catch (e) {
+      if (e instanceof IllegalTransition)
+        throw new LoopSmithError("LS_ERR_GOAL_STATE", `Not possible while the goal is in ${goal.state}.`, { state: goal.state });
+      throw e;
+    }
+    const ends = isTerminal(move.to);
+    try {
+      const { version } = await advanceGoal(s.prisma, {
+        goalId: goal.id,
+        fromVersion: goal.version,
+        from: move.from,
+        to: move.to,
+        detail: asJson(move.reason ? { ...m.detail, reason: move.reason } : m.detail),
+        patch: {
+          ...(ends ? { finishedAt: new Date() } : {}),
+          ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown" } : {}),
+          ...(m.budgets !== undefined ? { budgets: asJson(m.budgets) } : {}),
+        },
+        failure: move.to === "failed" ? { message: m.failureMessage ?? move.reason ?? "failed" } : undefined,
+        effects: async (tx) => {
+          const event = eventForState(move.to);
+          if (event) await createDelivery(tx, goal, event);
+        },
+      });
+      await enqueuePendingDeliveries(s.prisma, s.webhookQueue, s.webhooks, goal.id);
+      if ((WORKING_STATES as readonly string[]).includes(move.to)) await s.enqueue({ goalId: goal.id, version });
+      return { from: move.from, to: move.to, version };
+    } catch (e) {
+      if (errorCodeOf(e) === "LS_ERR_STALE_VERSION" && i < CAS_RETRIES) continue;
+      throw e;
+    }
+  }
+}
+
+/** The state a goal waiting in awaiting_approval or errored left: the `from` of its latest tape row. */
+export async function stateBefore(s: Services, goal: Goal): Promise<string> {
+  const row = await s.prisma.transition.findFirst({ where: { goalId: goal.id, toState: goal.state }, orderBy: { seq: "desc" } });
+  return row?.fromState ?? "plan";
+}

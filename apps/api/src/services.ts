@@ -1,0 +1,21 @@
+// What the routes need from the outside world, passed in by server.ts (or a test) as one plain object.
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { PrismaClient } from "@loopsmith/db";
+import type { ModelConfig } from "@loopsmith/models";
+import type { BudgetConfig, GoalJob } from "@loopsmith/schemas";
+import type { WebhookConfig } from "@loopsmith/webhooks";
+
+export interface Services {
+  prisma: PrismaClient;
+  /** Schedules a goal step (optionally later: approval timeouts are delayed steps). */
+  enqueue: (job: GoalJob, delayMs?: number) => Promise<void>;
+  models: ModelConfig;
+  budgets: BudgetConfig;
+  webhooks: WebhookConfig;
+  webhookQueue: Queue;
+  /** Per-tenant rate limiting; unset disables it. */
+  rateLimit?: { redis: Redis; perMinute: number };
+  /** Bearer key for /admin routes; unset disables them (403). */
+  adminApiKey?: string;
+}

@@ -1,0 +1,167 @@
+// What GET /goals/:id returns (and what a webhook carries), read through the tenant: a goal of another
+// tenant does not exist here.
+import { tapeString } from "@loopsmith/machine";
+import {
+  failureReport,
+  inspection,
+  RESULT_FILE,
+  storedBudgets,
+  type FailureReport,
+  type GoalView,
+  type ModelSpec,
+} from "@loopsmith/schemas";
+import type { PrismaClient } from "./generated/client";
+import type { Tx } from "./goal-state";
+
+const TAIL = 2000;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: string; id: string }): Promise<GoalView | null> {
+  if (!UUID.test(scope.id)) return null;
+  const goal = await prisma.goal.findFirst({
+    where: { id: scope.id, tenantId: scope.tenantId },
+    include: {
+      plan: true,
+      transitions: { orderBy: { seq: "asc" } },
+      executions: { orderBy: { attempt: "asc" } },
+    },
+  });
+  if (!goal) return null;
+  const id = goal.id;
+  const [calls, results, verifiedArtifact] = await Promise.all([
+    prisma.modelCall.aggregate({
+      where: { goalId: id },
+      _count: { _all: true },
+      _sum: { tokensIn: true, tokensOut: true, latencyMs: true, costUsd: true },
+    }),
+    prisma.checkResult.findMany({ where: { goalId: id }, orderBy: [{ attempt: "asc" }, { createdAt: "asc" }] }),
+    goal.verified
+      ? prisma.artifact.findFirst({ where: { goalId: id, name: RESULT_FILE, execution: { attempt: goal.attempts } } })
+      : null,
+  ]);
+
+  type Spec = { id: string; kind: "deterministic" | "judgement"; params: Record<string, unknown>; description: string; source?: string };
+  const specs = ((goal.plan?.checks ?? goal.checks) as Spec[]).map((c) => ({ ...c, source: c.source ?? "client" }));
+  // A check's latest result: same id, and its effective params (defaults filled in) agree with every
+  // param the spec gave. Ids may repeat with different params, so the id alone is not enough.
+  const latestFor = (c: Spec) => {
+    for (let i = results.length - 1; i >= 0; i--) {
+      const r = results[i]!;
+      const effective = (r.params ?? {}) as Record<string, unknown>;
+      if (r.checkId !== c.id) continue;
+      if (Object.entries(c.params).every(([k, v]) => JSON.stringify(effective[k]) === JSON.stringify(v)))
+        return { attempt: r.attempt, passed: r.passed, message: r.message };
+    }
+    return null;
+  };
+  const lastInspection = [...goal.transitions]
+    .reverse()
+    .map((t) => inspection.safeParse((t.detail as { inspection?: unknown }).inspection))
+    .find((p) => p.success)?.data;
+  // Always set: POST /goals stores the resolved spec, with the model name pinned.
+  const spec = goal.model as ModelSpec;
+  const now = Date.now();
+  const failure = failureReport.safeParse(goal.failureReport);
+
+  return {
+    id: goal.id,
+    objective: goal.objective,
+    success: goal.success,
+    state: goal.state,
+    verified: goal.verified,
+    failure_reason: goal.failureReason,
+    attempts: goal.attempts,
+    max_attempts: goal.maxAttempts,
+    model: spec.provider === "scripted" ? { provider: "scripted", model: "scripted" } : { provider: spec.provider, model: spec.model ?? null },
+    inputs: goal.inputs as GoalView["inputs"],
+    tape: tapeString(goal.transitions.map((t) => t.toState)),
+    transitions: goal.transitions.map(transitionRow),
+    plan: goal.plan
+      ? { objective: goal.plan.objective, approach: goal.plan.approach as string[], output_contract: goal.plan.outputContract }
+      : null,
+    checks: specs.map((c) => ({
+      id: c.id,
+      kind: c.kind,
+      params: c.params,
+      description: c.description,
+      source: c.source as "baseline" | "client" | "planner",
+      latest: latestFor(c),
+    })),
+    executions: goal.executions.map((e) => ({
+      attempt: e.attempt,
+      exit_code: e.exitCode,
+      duration_ms: e.durationMs,
+      timed_out: e.timedOut,
+      oom_killed: e.oomKilled,
+      stderr_tail: e.stderr.slice(-TAIL),
+      stdout_tail: e.stdout.slice(-TAIL),
+      artifacts: e.artifacts as { name: string; size: number; sha256: string }[],
+      image_id: e.imageId,
+    })),
+    last_inspection: lastInspection ?? null,
+    // Parsed from the stored bytes rather than the JSONB copy, which reorders keys.
+    report: verifiedArtifact ? (JSON.parse(Buffer.from(verifiedArtifact.content).toString("utf8")) as unknown) : goal.verified ? goal.report : null,
+    failure_report: failure.success ? failure.data : null,
+    budgets: storedBudgets(goal.budgets, goal.maxAttempts),
+    webhook: (goal.webhook as { url: string } | null) ?? null,
+    cost: {
+      cost_usd: calls._sum.costUsd ?? 0,
+      model_calls: calls._count._all,
+      tokens_in: calls._sum.tokensIn ?? 0,
+      tokens_out: calls._sum.tokensOut ?? 0,
+      model_latency_ms: calls._sum.latencyMs ?? 0,
+      sandbox_ms: goal.executions.reduce((s, e) => s + e.durationMs, 0),
+      wall_time_ms: (goal.finishedAt?.getTime() ?? now) - goal.createdAt.getTime(),
+    },
+    created_at: goal.createdAt.toISOString(),
+    updated_at: goal.updatedAt.toISOString(),
+    finished_at: goal.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export function transitionRow(t: { seq: number; fromState: string | null; toState: string; at: Date; detail: unknown }) {
+  return { seq: t.seq, from: t.fromState, to: t.toState, at: t.at.toISOString(), detail: t.detail as Record<string, unknown> };
+}
+
+const LAST_TRANSITIONS = 6;
+
+/**
+ * The structured report of a failed goal, assembled from its tape and evidence inside the transaction
+ * that writes the `failed` row (so the report and the tape cannot disagree).
+ */
+export async function buildFailureReport(tx: Tx, goalId: string, reason: string, message: string, extra: Partial<FailureReport> = {}): Promise<FailureReport> {
+  const [transitions, lastExec] = await Promise.all([
+    tx.transition.findMany({ where: { goalId }, orderBy: { seq: "desc" }, take: 40 }),
+    tx.execution.findFirst({ where: { goalId }, orderBy: { attempt: "desc" } }),
+  ]);
+  const failing = lastExec
+    ? await tx.checkResult.findMany({ where: { goalId, attempt: lastExec.attempt, passed: false }, orderBy: { createdAt: "asc" } })
+    : [];
+  const diagnosis = transitions
+    .map((t) => inspection.safeParse((t.detail as { inspection?: unknown } | null)?.inspection))
+    .find((p) => p.success)?.data?.diagnosis;
+  const code = await tx.transition.findFirst({
+    where: { goalId, toState: "execute" },
+    orderBy: { seq: "desc" },
+  });
+  const script =
+    lastExec?.script ?? ((code?.detail as { code?: { source?: string } } | null)?.code?.source ?? null);
+  return {
+    reason,
+    message,
+    last_transitions: transitions.slice(0, LAST_TRANSITIONS).reverse().map(transitionRow),
+    last_run: lastExec
+      ? {
+          attempt: lastExec.attempt,
+          exit_code: lastExec.exitCode,
+          timed_out: lastExec.timedOut,
+          oom_killed: lastExec.oomKilled,
+          stderr_tail: lastExec.stderr.slice(-TAIL),
+        }
+      : null,
+    failing_checks: failing.map((c) => ({ id: c.checkId, message: c.message })),
+    last_diagnosis: diagnosis ?? null,
+    last_script: script,
+    ...extra,
+  };
+}

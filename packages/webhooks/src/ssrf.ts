@@ -1,0 +1,103 @@
+// The SSRF guard. A webhook URL comes from a client, and the server POSTs to it: without this check a
+// client could aim the server at its own network (loopback, the metadata service at 169.254.169.254,
+// private ranges). Checked when a goal is submitted and again at delivery time, where the checked
+// address is the one connected to, so a DNS answer that changes in between (rebinding) cannot slip in.
+import { lookup as dnsLookup } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
+import { LoopSmithError } from "@loopsmith/core";
+
+type IP = ipaddr.IPv4 | ipaddr.IPv6;
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** dns.lookup with `{all: true}`: every address the name resolves to. */
+export type LookupAll = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+export interface UrlCheckOptions {
+  /** CIDRs (or single IPs) allowed even though they are not public unicast. */
+  allowCidrs: readonly string[];
+  /** Injectable for tests; defaults to the system resolver. */
+  lookup?: LookupAll;
+}
+
+export type UrlCheck = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
+
+const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** IPv4-mapped IPv6 (::ffff:127.0.0.1) is the IPv4 address it carries. */
+function normalize(ip: IP): IP {
+  return ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+}
+
+function parseAllowEntry(entry: string): [IP, number] {
+  const [net, bits] = entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), -1] as [IP, number]);
+  const width = bits < 0 ? (net.kind() === "ipv4" ? 32 : 128) : bits;
+  // Addresses are compared after unmapping, so a mapped allow entry (::ffff:10.0.0.0/104) is unmapped too.
+  if (net.kind() === "ipv6" && (net as ipaddr.IPv6).isIPv4MappedAddress()) return [(net as ipaddr.IPv6).toIPv4Address(), Math.max(0, width - 96)];
+  return [net, width];
+}
+
+function allowed(ip: IP, allow: [IP, number][]): boolean {
+  return allow.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
+}
+
+export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promise<UrlCheck> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: "not a valid URL" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, reason: `scheme ${url.protocol} is not allowed; use http or https` };
+  if (url.username !== "" || url.password !== "") return { ok: false, reason: "credentials in the URL are not allowed" };
+  // WHATWG URL keeps the brackets of an IPv6 literal and has already normalised IPv4 spellings
+  // (0x7f.1, 2130706433) to dotted quads.
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  if (host === "") return { ok: false, reason: "the URL has no host" };
+
+  let allowList: [IP, number][];
+  try {
+    allowList = opts.allowCidrs.map(parseAllowEntry);
+  } catch (e) {
+    return { ok: false, reason: `invalid allow list: ${(e as Error).message}` };
+  }
+
+  let addresses: readonly ResolvedAddress[];
+  if (ipaddr.isValid(host)) {
+    addresses = [{ address: host, family: ipaddr.parse(host).kind() === "ipv4" ? 4 : 6 }];
+  } else {
+    try {
+      addresses = await (opts.lookup ?? systemLookup)(host);
+    } catch (e) {
+      return { ok: false, reason: `cannot resolve ${host}: ${(e as { code?: string }).code ?? (e as Error).message}` };
+    }
+    if (addresses.length === 0) return { ok: false, reason: `cannot resolve ${host}: no addresses` };
+  }
+
+  // Every address must pass: the HTTP client (or a later lookup) might pick any of them.
+  let first: { address: string; family: 4 | 6 } | undefined;
+  for (const a of addresses) {
+    let ip: IP;
+    try {
+      ip = normalize(ipaddr.parse(a.address));
+    } catch {
+      return { ok: false, reason: `${host} resolved to an unparseable address ${a.address}` };
+    }
+    const range = ip.range();
+    if (range !== "unicast" && !allowed(ip, allowList)) {
+      const shown = ip.toString() === host ? host : `${host} resolves to ${ip.toString()}, which`;
+      return { ok: false, reason: `${shown} is not a public address (${range}); add it to WEBHOOK_ALLOW_CIDRS to allow it` };
+    }
+    first ??= { address: ip.toString(), family: ip.kind() === "ipv4" ? 4 : 6 };
+  }
+  return { ok: true, ...first! };
+}
+
+/** For the API: a refused URL is a 400 with LS_ERR_WEBHOOK_URL and the reason. */
+export async function assertWebhookUrl(url: string, opts: UrlCheckOptions, path = "body.webhook.url"): Promise<void> {
+  const check = await checkWebhookUrl(url, opts);
+  if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path, message: check.reason }]);
+}

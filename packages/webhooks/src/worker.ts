@@ -1,0 +1,128 @@
+// The delivery worker: one BullMQ job per delivery (or redelivery); each job attempt is one HTTP POST,
+// logged as one DeliveryAttempt row. BullMQ owns the retry schedule (exponential backoff).
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "@loopsmith/core";
+import { activeWebhookSecrets, loadGoalView, type PrismaClient } from "@loopsmith/db";
+import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
+import type { WebhookConfig } from "./config";
+import { postPinned, type PostResult } from "./post";
+import { signWebhook } from "./sign";
+import { checkWebhookUrl, type LookupAll } from "./ssrf";
+
+export interface DeliveryWorkerDeps {
+  prisma: PrismaClient;
+  connection: Redis;
+  prefix: string;
+  config: WebhookConfig;
+  log: Logger;
+  concurrency?: number;
+  now?: () => Date;
+  /** The resolver the SSRF guard uses (tests). */
+  lookup?: LookupAll;
+  /** false: the caller calls worker.run() (default true). */
+  autorun?: boolean;
+}
+
+export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
+  const worker = new Worker(QUEUES.webhooks, (job: Job) => deliver(deps, job), {
+    connection: deps.connection,
+    prefix: deps.prefix,
+    concurrency: deps.concurrency ?? 4,
+    autorun: deps.autorun ?? true,
+  });
+  worker.on("failed", (job, err) =>
+    deps.log.warn({ jobId: job?.id, deliveryId: (job?.data as { deliveryId?: string } | undefined)?.deliveryId, err: err.message }, "webhook attempt failed"),
+  );
+  worker.on("error", (err) => deps.log.error({ err }, "webhook worker error"));
+  return worker;
+}
+
+export class DeliveryFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DeliveryFailed";
+  }
+}
+
+export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ status: string; attempt?: number }> {
+  const { prisma, config, log } = deps;
+  const now = deps.now ?? (() => new Date());
+  const parsed = webhookJobSchema.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`malformed webhook job: ${parsed.error.message}`);
+  const id = parsed.data.deliveryId;
+
+  const delivery = await prisma.webhookDelivery.findUnique({ where: { id } });
+  // Gone with its goal, or already settled by an earlier job: nothing to do.
+  if (!delivery || delivery.status !== "pending") return { status: delivery?.status ?? "missing" };
+
+  let payload = delivery.payload;
+  if (payload === null) {
+    // Built once and stored, so that every retry and redelivery sends the same bytes under the same id.
+    const data = await loadGoalView(prisma, { tenantId: delivery.tenantId, id: delivery.goalId });
+    if (!data) throw new Error(`goal ${delivery.goalId} of delivery ${id} not found`);
+    const built = JSON.stringify({ type: delivery.event, timestamp: now().toISOString(), data });
+    const stored = await prisma.webhookDelivery.updateMany({ where: { id, payload: null }, data: { payload: built } });
+    payload = stored.count === 1 ? built : (await prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).payload!;
+  }
+
+  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+  // At delivery time, with this worker's allow list: the URL was checked at submission, but DNS (and the
+  // server's policy) may have changed since.
+  const started = performance.now();
+  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup });
+  if (!check.ok) {
+    const error = `refused: ${check.reason}`;
+    const attempt = await record(prisma, id, { statusCode: null, latencyMs: Math.round(performance.now() - started), error }, "dead");
+    log.warn({ deliveryId: id, attempt, reason: check.reason }, "webhook URL refused at delivery time; delivery is dead");
+    throw new UnrecoverableError(error);
+  }
+
+  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, now());
+  const headers = signWebhook({ messageId: delivery.messageId, timestamp: now(), body: payload, secrets });
+  const result = await postPinned({
+    url: delivery.url,
+    address: check.address,
+    family: check.family,
+    headers: { ...headers },
+    body: payload,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  });
+
+  if (result.error === null) {
+    const attempt = await record(prisma, id, result, "delivered", now());
+    log.info({ deliveryId: id, attempt, statusCode: result.statusCode, latencyMs: result.latencyMs }, "webhook delivered");
+    return { status: "delivered", attempt };
+  }
+  const attempt = await record(prisma, id, result, lastTry ? "dead" : "pending");
+  if (lastTry) log.warn({ deliveryId: id, attempt, error: result.error }, "webhook attempts exhausted; delivery is dead");
+  // Thrown so that BullMQ schedules the next try with backoff (or, on the last one, fails the job).
+  throw new DeliveryFailed(result.error);
+}
+
+/**
+ * One transaction: take the next attempt number (the row lock orders concurrent jobs), append the log
+ * row, settle the status. A 2xx always wins: a failing job never downgrades a delivery another job
+ * delivered meanwhile.
+ */
+async function record(
+  prisma: PrismaClient,
+  id: string,
+  result: PostResult,
+  status: "pending" | "delivered" | "dead",
+  deliveredAt?: Date,
+): Promise<number> {
+  return prisma.$transaction(async (tx) => {
+    const row = await tx.webhookDelivery.update({ where: { id }, data: { attempts: { increment: 1 } }, select: { attempts: true, status: true } });
+    await tx.deliveryAttempt.create({
+      data: { deliveryId: id, attempt: row.attempts, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error },
+    });
+    if (status === "delivered") {
+      await tx.webhookDelivery.update({ where: { id }, data: { status, deliveredAt, lastError: null } });
+    } else if (row.status === "pending") {
+      await tx.webhookDelivery.update({ where: { id }, data: { status, lastError: result.error } });
+    }
+    return row.attempts;
+  });
+}

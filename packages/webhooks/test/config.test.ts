@@ -1,0 +1,45 @@
+import { parseConfig } from "@loopsmith/core";
+import { describe, expect, it } from "vitest";
+import { eventForState, WEBHOOK_EVENTS, webhookConfigSchema } from "../src/index";
+
+describe("webhookConfigSchema", () => {
+  it("has the documented defaults", () => {
+    expect(parseConfig(webhookConfigSchema, {})).toEqual({
+      WEBHOOK_ALLOW_CIDRS: [],
+      WEBHOOK_MAX_ATTEMPTS: 8,
+      WEBHOOK_BACKOFF_MS: 5000,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_SECRET_OVERLAP_SECONDS: 86_400,
+    });
+  });
+
+  it("coerces env strings and splits the allow list", () => {
+    const c = parseConfig(webhookConfigSchema, {
+      WEBHOOK_ALLOW_CIDRS: " 127.0.0.1/32, 10.0.0.0/8 ,::1,",
+      WEBHOOK_MAX_ATTEMPTS: "3",
+      WEBHOOK_BACKOFF_MS: "50",
+      WEBHOOK_TIMEOUT_MS: "2000",
+      WEBHOOK_SECRET_OVERLAP_SECONDS: "0",
+    });
+    expect(c).toEqual({
+      WEBHOOK_ALLOW_CIDRS: ["127.0.0.1/32", "10.0.0.0/8", "::1"],
+      WEBHOOK_MAX_ATTEMPTS: 3,
+      WEBHOOK_BACKOFF_MS: 50,
+      WEBHOOK_TIMEOUT_MS: 2000,
+      WEBHOOK_SECRET_OVERLAP_SECONDS: 0,
+    });
+  });
+
+  it("names a bad allow-list entry and a bad number", () => {
+    expect(() => parseConfig(webhookConfigSchema, { WEBHOOK_ALLOW_CIDRS: "10.0.0.0/8,intranet" })).toThrow(/WEBHOOK_ALLOW_CIDRS: "intranet" is neither a CIDR nor an IP address/);
+    expect(() => parseConfig(webhookConfigSchema, { WEBHOOK_MAX_ATTEMPTS: "0" })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
+  });
+});
+
+describe("eventForState", () => {
+  it("maps the notified states and nothing else", () => {
+    expect(WEBHOOK_EVENTS.map((e) => e)).toEqual(["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval"]);
+    expect(["verified", "failed", "cancelled", "awaiting_approval"].map(eventForState)).toEqual([...WEBHOOK_EVENTS]);
+    expect(["plan", "execute", "refine", "errored", "constructor", "__proto__"].map(eventForState)).toEqual([null, null, null, null, null, null]);
+  });
+});

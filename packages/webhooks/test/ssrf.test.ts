@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { assertWebhookUrl, checkWebhookUrl, type LookupAll } from "../src/index";
+
+const noAllow = { allowCidrs: [] as string[] };
+/** A resolver that must not be called: literals are checked without DNS. */
+const noDns: LookupAll = async (host) => {
+  throw new Error(`unexpected lookup of ${host}`);
+};
+const resolvesTo =
+  (...addresses: string[]): LookupAll =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+
+describe("checkWebhookUrl refuses what is not public unicast", () => {
+  it.each([
+    ["http://127.0.0.1/hook", "loopback"],
+    ["http://127.1.2.3:8080/hook", "loopback"],
+    ["http://10.0.0.1/hook", "private"],
+    ["http://192.168.1.1/hook", "private"],
+    ["http://172.16.0.1/hook", "private"],
+    ["http://169.254.169.254/latest/meta-data/", "linkLocal"],
+    ["http://[::1]/hook", "loopback"],
+    ["http://[::ffff:127.0.0.1]/hook", "loopback"],
+    ["http://[::ffff:169.254.169.254]/hook", "linkLocal"],
+    ["http://[fd00::1]/hook", "uniqueLocal"],
+    ["http://[fe80::1]/hook", "linkLocal"],
+    ["http://0.0.0.0/hook", "unspecified"],
+    ["http://[::]/hook", "unspecified"],
+    ["http://100.64.0.1/hook", "carrierGradeNat"],
+    ["http://255.255.255.255/hook", "broadcast"],
+    ["http://224.0.0.1/hook", "multicast"],
+    // Other spellings of 127.0.0.1 that WHATWG URL normalises.
+    ["http://2130706433/hook", "loopback"],
+    ["http://0x7f.1/hook", "loopback"],
+  ])("%s (%s)", async (url, range) => {
+    const r = await checkWebhookUrl(url, { ...noAllow, lookup: noDns });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toContain(`(${range})`);
+  });
+
+  it("refuses localhost through the system resolver", async () => {
+    const r = await checkWebhookUrl("http://localhost:3000/hook", noAllow);
+    expect(r).toMatchObject({ ok: false });
+    if (!r.ok) expect(r.reason).toMatch(/localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)/);
+  });
+
+  it("refuses a name that resolves to a private address", async () => {
+    const r = await checkWebhookUrl("https://hooks.example.com/x", { ...noAllow, lookup: resolvesTo("10.1.2.3") });
+    expect(r).toEqual({
+      ok: false,
+      reason: "hooks.example.com resolves to 10.1.2.3, which is not a public address (private); add it to WEBHOOK_ALLOW_CIDRS to allow it",
+    });
+  });
+
+  it("refuses a name when ANY of its addresses is private, even if the first is public", async () => {
+    const r = await checkWebhookUrl("https://hooks.example.com/x", { ...noAllow, lookup: resolvesTo("93.184.216.34", "::ffff:192.168.0.5") });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toContain("192.168.0.5");
+  });
+
+  it("refuses a name that does not resolve, with the reason", async () => {
+    const nx: LookupAll = async () => {
+      throw Object.assign(new Error("getaddrinfo ENOTFOUND nowhere.invalid"), { code: "ENOTFOUND" });
+    };
+    expect(await checkWebhookUrl("https://nowhere.invalid/x", { ...noAllow, lookup: nx })).toEqual({
+      ok: false,
+      reason: "cannot resolve nowhere.invalid: ENOTFOUND",
+    });
+    expect(await checkWebhookUrl("https://empty.example/x", { ...noAllow, lookup: resolvesTo() })).toEqual({
+      ok: false,
+      reason: "cannot resolve empty.example: no addresses",
+    });
+  });
+
+  it.each([
+    ["ftp://93.184.216.34/x", /scheme ftp: is not allowed/],
+    ["file:///etc/passwd", /scheme file: is not allowed/],
+    ["gopher://93.184.216.34/x", /scheme gopher: is not allowed/],
+    ["http://user:pass@93.184.216.34/x", /credentials in the URL/],
+    ["http://user@93.184.216.34/x", /credentials in the URL/],
+    ["not a url", /not a valid URL/],
+  ])("refuses %s", async (url, reason) => {
+    const r = await checkWebhookUrl(url, { ...noAllow, lookup: noDns });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(reason);
+  });
+});
+
+describe("checkWebhookUrl allows", () => {
+  it("a public IPv4 literal, returning it as the address to connect to", async () => {
+    expect(await checkWebhookUrl("https://93.184.216.34/hook", { ...noAllow, lookup: noDns })).toEqual({ ok: true, address: "93.184.216.34", family: 4 });
+  });
+
+  it("a public IPv6 literal", async () => {
+    expect(await checkWebhookUrl("https://[2606:2800:220:1::1]/hook", { ...noAllow, lookup: noDns })).toEqual({
+      ok: true,
+      address: "2606:2800:220:1::1",
+      family: 6,
+    });
+  });
+
+  it("a name whose addresses are all public, connecting to the first", async () => {
+    const r = await checkWebhookUrl("https://hooks.example.com/x", { ...noAllow, lookup: resolvesTo("93.184.216.34", "2606:2800:220:1::1") });
+    expect(r).toEqual({ ok: true, address: "93.184.216.34", family: 4 });
+  });
+
+  it("127.0.0.1 when 127.0.0.1/32 is in the allow list, and only that address", async () => {
+    const opts = { allowCidrs: ["127.0.0.1/32"], lookup: noDns };
+    expect(await checkWebhookUrl("http://127.0.0.1:9999/hook", opts)).toEqual({ ok: true, address: "127.0.0.1", family: 4 });
+    expect(await checkWebhookUrl("http://[::ffff:127.0.0.1]:9999/hook", opts)).toEqual({ ok: true, address: "127.0.0.1", family: 4 });
+    expect((await checkWebhookUrl("http://127.0.0.2/hook", opts)).ok).toBe(false);
+    expect((await checkWebhookUrl("http://[::1]/hook", opts)).ok).toBe(false);
+  });
+
+  it("single IPs and CIDRs of both families in the allow list", async () => {
+    const opts = { allowCidrs: ["10.0.0.0/8", "::1", "192.168.1.7"], lookup: resolvesTo("10.200.0.1") };
+    expect(await checkWebhookUrl("http://internal.corp/x", opts)).toEqual({ ok: true, address: "10.200.0.1", family: 4 });
+    expect((await checkWebhookUrl("http://[::1]/x", opts)).ok).toBe(true);
+    expect((await checkWebhookUrl("http://192.168.1.7/x", opts)).ok).toBe(true);
+    expect((await checkWebhookUrl("http://192.168.1.8/x", opts)).ok).toBe(false);
+  });
+});
+
+describe("assertWebhookUrl", () => {
+  it("throws LS_ERR_WEBHOOK_URL (400) with the reason and the field path", async () => {
+    const err = await assertWebhookUrl("http://169.254.169.254/", noAllow).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({
+      code: "LS_ERR_WEBHOOK_URL",
+      status: 400,
+      details: [{ path: "body.webhook.url", message: "169.254.169.254 is not a public address (linkLocal); add it to WEBHOOK_ALLOW_CIDRS to allow it" }],
+    });
+  });
+
+  it("passes a public URL", async () => {
+    await expect(assertWebhookUrl("https://93.184.216.34/hook", noAllow)).resolves.toBeUndefined();
+  });
+});

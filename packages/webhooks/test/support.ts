@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import { createGoal, createPrisma, createTenant, type PrismaClient } from "@loopsmith/db";
+
+// Real services, as everywhere in this repo: when one is missing the tests fail with what is missing.
+export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres:postgres@127.0.0.1:5432/loopsmith";
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export function randomPrefix(label: string): string {
+  return `lstest-${label}-${randomBytes(4).toString("hex")}`;
+}
+
+export function services(): { prisma: PrismaClient; redis: Redis } {
+  return { prisma: createPrisma(DATABASE_URL), redis: new Redis(REDIS_URL, { maxRetriesPerRequest: null }) };
+}
+
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+}
+
+/** A port nothing listens on: bound, then released. */
+export async function closedPort(): Promise<number> {
+  const srv = http.createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A webhook receiver on loopback. `statuses[i]` answers the i-th request; the last one repeats.
+ * Records every request with its raw body.
+ */
+export async function startReceiver(statuses: number[], port = 0): Promise<{ url: string; port: number; received: Received[]; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  const srv = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      const status = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
+      res.writeHead(status, { "content-type": "text/plain" }).end(`status ${status}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    srv.once("error", reject);
+    srv.listen(port, "127.0.0.1", () => resolve());
+  });
+  const actual = (srv.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actual}/hook`,
+    port: actual,
+    received,
+    close: () => new Promise<void>((r) => srv.close(() => r())),
+  };
+}
+
+/** A tenant and a goal of it (scripted model, never run) whose webhook points at `url`. */
+export async function tenantWithGoal(prisma: PrismaClient, url: string | null) {
+  const tenant = await createTenant(prisma, { name: `webhooks-test-${randomBytes(3).toString("hex")}` });
+  const goal = await createGoal(prisma, {
+    tenantId: tenant.tenant_id,
+    objective: "Summarise the CSV",
+    success: null,
+    checks: [],
+    inputs: [],
+    maxAttempts: 3,
+    budgets: {},
+    model: { provider: "scripted", script: { plan: {}, generate: {}, inspect: [], refine: [] } },
+    webhook: url ? { url } : null,
+  });
+  return { tenant, goalId: goal.id };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
