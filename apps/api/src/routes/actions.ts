@@ -48,7 +48,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
           "Resumes the goal in the state it was waiting in. Optionally sets the next approval threshold and raises budget caps (server maximums apply).",
         tags: ["goals"],
         params: goalIdParams,
-        body: approveBody.optional(),
+        body: approveBody.nullish(),
         response: { 200: goalView, 400: errorBody, ...errors },
       },
     },
