@@ -11,9 +11,11 @@ import {
 } from "fastify-type-provider-zod";
 import { LoopSmithError, type Logger } from "@loopsmith/core";
 import { registerAuth } from "./auth";
+import { registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
 import { deliveryRoutes } from "./routes/deliveries";
+import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
 import type { Services } from "./services";
@@ -46,7 +48,10 @@ export async function build(deps: ApiDeps) {
     openapi: {
       openapi: "3.1.0",
       components: {
-        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "A tenant API key (lsk_...)." } },
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "A tenant API key (lsk_...)." },
+          adminKey: { type: "http", scheme: "bearer", description: "ADMIN_API_KEY, for /admin routes." },
+        },
       },
       security: [{ bearerAuth: [] }],
       info: {
@@ -87,11 +92,13 @@ export async function build(deps: ApiDeps) {
     return deps.services;
   };
   registerAuth(app, () => services().prisma);
+  registerRateLimit(app, () => deps.services?.rateLimit);
 
   await app.register(healthRoutes, { readiness: deps.readiness, timeoutMs: deps.readyCheckTimeoutMs ?? 2000 });
   await app.register(goalRoutes, { deps: services });
   await app.register(actionRoutes, { deps: services });
   await app.register(deliveryRoutes, { deps: services });
+  await app.register(eventRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services });
   return app;
 }

@@ -41,6 +41,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
       schema: {
         summary: "Goals parked in errored (the dead-letter list)",
         tags: ["admin"],
+        security: [{ adminKey: [] }],
         response: { 200: deadLetters, 401: errorBody, 403: errorBody },
       },
     },
@@ -78,6 +79,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
       schema: {
         summary: "Retry a dead-lettered goal: it resumes the state it errored in",
         tags: ["admin"],
+        security: [{ adminKey: [] }],
         params: goalIdParams,
         response: {
           202: z.object({ goal_id: z.uuid(), state: z.string(), version: z.int() }),

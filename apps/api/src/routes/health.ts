@@ -25,7 +25,7 @@ async function probe(fn: () => Promise<string>, timeoutMs: number) {
 export const healthRoutes: FastifyPluginAsyncZod<{ readiness: Readiness; timeoutMs: number }> = async (app, opts) => {
   app.get(
     "/healthz",
-    { schema: { summary: "The process is up", tags: ["health"], response: { 200: healthzResponse } } },
+    { schema: { summary: "The process is up", tags: ["health"], security: [], response: { 200: healthzResponse } } },
     async () => ({ status: "ok" as const }),
   );
 
@@ -35,6 +35,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ readiness: Readiness; timeout
       schema: {
         summary: "Postgres, Redis, the Docker engine and the sandbox image are all reachable",
         tags: ["health"],
+        security: [],
         response: { 200: readyzResponse, 503: readyzResponse },
       },
     },
