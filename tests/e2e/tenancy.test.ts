@@ -27,7 +27,7 @@ const submit = async (body: unknown = demoGoal(), key?: string) => {
 
 describe("API keys", () => {
   it("answers 401 with the error shape without a key, with a malformed header and with an unknown key", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer lsk_notakey" }, { authorization: "Bearer " }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer lsk_notakey" }, { authorization: "Bearer " }]) {
       const res = await loop.request("GET", "/goals", { key: null, headers });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect((res.body.error as { code: string }).code).toBe("LS_ERR_UNAUTHORIZED");
