@@ -32,6 +32,7 @@ const app = await build({
   bodyLimit: config.BODY_LIMIT_BYTES,
   services: {
     prisma,
+    queuePrefix: config.QUEUE_PREFIX,
     models: config,
     budgets: config,
     webhooks: config,

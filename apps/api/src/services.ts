@@ -8,6 +8,8 @@ import type { WebhookConfig } from "@loopsmith/webhooks";
 
 export interface Services {
   prisma: PrismaClient;
+  /** The queue prefix goals are scheduled on (recorded on each goal); default "loopsmith". */
+  queuePrefix?: string;
   /** Schedules a goal step (optionally later: approval timeouts are delayed steps). */
   enqueue: (job: GoalJob, delayMs?: number) => Promise<void>;
   models: ModelConfig;

@@ -23,6 +23,8 @@ export interface NewGoal {
   /** sha256 of the request body, to tell a replay from a conflicting reuse of the key. */
   requestHash?: string | null;
   webhook?: { url: string } | null;
+  /** The queue prefix the goal's steps are scheduled on. */
+  queuePrefix?: string;
   objective: string;
   success: string | null;
   checks: unknown;
@@ -42,6 +44,7 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         idempotencyKey: goal.idempotencyKey ?? null,
         requestHash: goal.requestHash ?? null,
         webhook: goal.webhook ? asJson(goal.webhook) : undefined,
+        ...(goal.queuePrefix ? { queuePrefix: goal.queuePrefix } : {}),
         objective: goal.objective,
         success: goal.success,
         checks: asJson(goal.checks),

@@ -115,6 +115,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           idempotencyKey: key ?? null,
           requestHash,
           webhook: body.webhook ?? null,
+          queuePrefix: deps.queuePrefix,
           objective: body.objective,
           success: body.success ?? null,
           checks: body.checks,
