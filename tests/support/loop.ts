@@ -29,6 +29,8 @@ export async function startLoop(
     runnerEnv?: Record<string, string>;
     runner?: boolean;
     prefix?: string;
+    /** The API's largest accepted request body (default: build()'s). */
+    bodyLimit?: number;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -55,9 +57,11 @@ export async function startLoop(
   const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
   const app = await build({
     logger: false,
+    bodyLimit: opts.bodyLimit,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
     services: {
       prisma,
+      queuePrefix: prefix,
       models,
       budgets,
       webhooks,

@@ -92,7 +92,7 @@ export async function build(deps: ApiDeps) {
     return deps.services;
   };
   registerAuth(app, () => services().prisma);
-  registerRateLimit(app, () => deps.services?.rateLimit);
+  registerRateLimit(app, () => deps.services?.rateLimit && { ...deps.services.rateLimit, prefix: deps.services.queuePrefix });
 
   await app.register(healthRoutes, { readiness: deps.readiness, timeoutMs: deps.readyCheckTimeoutMs ?? 2000 });
   await app.register(goalRoutes, { deps: services });

@@ -12,13 +12,43 @@ describe("openapi/openapi.json", () => {
 
   it("documents every route with its request and response schemas", async () => {
     const doc = JSON.parse(await generateOpenApi());
-    expect(Object.keys(doc.paths).sort()).toEqual(["/goals", "/goals/{id}", "/healthz", "/readyz"]);
+    const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+    expect(routes).toEqual([
+      "GET /admin/dead-letters",
+      "GET /goals",
+      "GET /goals/{id}",
+      "GET /goals/{id}/deliveries",
+      "GET /goals/{id}/events",
+      "GET /healthz",
+      "GET /readyz",
+      "POST /admin/dead-letters/{id}/retry",
+      "POST /deliveries/{id}/redeliver",
+      "POST /goals",
+      "POST /goals/{id}/approve",
+      "POST /goals/{id}/cancel",
+      "POST /goals/{id}/reject",
+      "POST /webhook-secrets/rotate",
+    ]);
     expect(doc.paths["/readyz"].get.responses["503"]).toBeDefined();
     const post = doc.paths["/goals"].post;
     expect(post.requestBody.content["application/json"].schema).toBeDefined();
-    expect(Object.keys(post.responses).sort()).toEqual(["202", "400", "503"]);
-    expect(Object.keys(doc.paths["/goals/{id}"].get.responses).sort()).toEqual(["200", "404"]);
+    expect(Object.keys(post.responses).sort()).toEqual(["202", "400", "401", "409", "413", "415", "429", "503"]);
+    expect(Object.keys(doc.paths["/goals/{id}"].get.responses).sort()).toEqual(["200", "401", "404", "429"]);
     // The shared zod schemas appear as named components.
     for (const name of ["CreateGoal", "Goal", "ModelSpec", "CheckSpec", "Error"]) expect(doc.components.schemas[name]).toBeDefined();
+  });
+
+  it("documents the event stream as text/event-stream, its errors as JSON, and how to resume", async () => {
+    const doc = JSON.parse(await generateOpenApi());
+    const op = doc.paths["/goals/{id}/events"].get;
+    expect(op.summary).toMatch(/Server-Sent Events/);
+    expect(op.description).toMatch(/Last-Event-ID/);
+    expect(Object.keys(op.responses["200"].content)).toEqual(["text/event-stream"]);
+    expect(op.responses["200"].content["text/event-stream"].schema.type).toBe("string");
+    expect(op.responses["404"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+    const params = (op.parameters as { in: string; name: string }[]).map((p) => `${p.in}:${p.name}`).sort();
+    expect(params).toEqual(["header:last-event-id", "path:id", "query:last_event_id"]);
   });
 });

@@ -1,3 +1,4 @@
+import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { z } from "zod";
 import { checkSpec, inspection, modelProviders, modelSpec } from "./loop";
 
@@ -176,7 +177,11 @@ export type GoalView = z.infer<typeof goalView>;
 
 export const errorBody = z
   .object({
-    error: z.object({ code: z.string(), message: z.string(), details: z.unknown() }),
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_CATALOG) as [ErrorCode, ...ErrorCode[]]).describe("Stable: clients match on it. See the error catalog in the README."),
+      message: z.string(),
+      details: z.unknown().describe("For validation errors: [{path, message}], path like body.inputs.0.name."),
+    }),
   })
   .meta({ id: "Error" });
 

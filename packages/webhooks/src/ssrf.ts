@@ -32,6 +32,16 @@ function normalize(ip: IP): IP {
   return ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
 }
 
+// ipaddr.js calls every IPv6 address outside its named special ranges "unicast", IETF-reserved space
+// included (e.g. the deprecated IPv4-compatible ::127.0.0.1 in ::/96). Public IPv6 unicast is 2000::/3.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3") as [ipaddr.IPv6, number];
+
+function rangeOf(ip: IP): string {
+  const range = ip.range();
+  if (range === "unicast" && ip.kind() === "ipv6" && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return "reserved";
+  return range;
+}
+
 function parseAllowEntry(entry: string): [IP, number] {
   const [net, bits] = entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), -1] as [IP, number]);
   const width = bits < 0 ? (net.kind() === "ipv4" ? 32 : 128) : bits;
@@ -86,7 +96,7 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
     } catch {
       return { ok: false, reason: `${host} resolved to an unparseable address ${a.address}` };
     }
-    const range = ip.range();
+    const range = rangeOf(ip);
     if (range !== "unicast" && !allowed(ip, allowList)) {
       const shown = ip.toString() === host ? host : `${host} resolves to ${ip.toString()}, which`;
       return { ok: false, reason: `${shown} is not a public address (${range}); add it to WEBHOOK_ALLOW_CIDRS to allow it` };

@@ -46,11 +46,27 @@ export class DeliveryFailed extends Error {
 }
 
 export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ status: string; attempt?: number }> {
-  const { prisma, config, log } = deps;
-  const now = deps.now ?? (() => new Date());
   const parsed = webhookJobSchema.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed webhook job: ${parsed.error.message}`);
   const id = parsed.data.deliveryId;
+  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  try {
+    return await attemptDelivery(deps, id, lastTry);
+  } catch (e) {
+    // Anything that failed before an attempt was recorded (database, secrets): on the last try the
+    // delivery must still end dead, or it would stay pending with no job and refuse every redelivery.
+    if (lastTry && !(e instanceof DeliveryFailed) && !(e instanceof UnrecoverableError)) {
+      await deps.prisma.webhookDelivery
+        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: (e as Error).message } })
+        .catch(() => undefined);
+    }
+    throw e;
+  }
+}
+
+async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: boolean): Promise<{ status: string; attempt?: number }> {
+  const { prisma, config, log } = deps;
+  const now = deps.now ?? (() => new Date());
 
   const delivery = await prisma.webhookDelivery.findUnique({ where: { id } });
   // Gone with its goal, or already settled by an earlier job: nothing to do.
@@ -60,13 +76,14 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ sta
   if (payload === null) {
     // Built once and stored, so that every retry and redelivery sends the same bytes under the same id.
     const data = await loadGoalView(prisma, { tenantId: delivery.tenantId, id: delivery.goalId });
-    if (!data) throw new Error(`goal ${delivery.goalId} of delivery ${id} not found`);
+    if (!data) {
+      await prisma.webhookDelivery.update({ where: { id }, data: { status: "dead", lastError: "the goal no longer exists" } });
+      throw new UnrecoverableError(`goal ${delivery.goalId} of delivery ${id} not found`);
+    }
     const built = JSON.stringify({ type: delivery.event, timestamp: now().toISOString(), data });
     const stored = await prisma.webhookDelivery.updateMany({ where: { id, payload: null }, data: { payload: built } });
     payload = stored.count === 1 ? built : (await prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).payload!;
   }
-
-  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
   // At delivery time, with this worker's allow list: the URL was checked at submission, but DNS (and the
   // server's policy) may have changed since.

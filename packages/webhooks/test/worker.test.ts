@@ -242,6 +242,20 @@ describe("the delivery worker", () => {
     expect(job?.attemptsMade).toBe(1);
   });
 
+  it("ends dead, not stuck pending, when every try fails before an HTTP attempt (no signing secret)", async () => {
+    const r = await receiver([200]);
+    const cfg = config({ WEBHOOK_MAX_ATTEMPTS: "2" });
+    startWorker(cfg);
+    const { tenant, goalId, deliveryId } = await newDelivery(r.url);
+    await prisma.webhookSecret.deleteMany({ where: { tenantId: tenant.tenant_id } });
+    await enqueuePendingDeliveries(prisma, queue, cfg, goalId);
+    const d = await settled(deliveryId, "dead");
+    expect(d.lastError).toBe("no webhook secret to sign with");
+    expect(r.received).toHaveLength(0);
+    // Dead, so a redelivery is accepted (a stuck pending one would answer 409 forever).
+    await expect(redeliver(prisma, queue, cfg, { tenantId: tenant.tenant_id, deliveryId })).resolves.toMatchObject({ status: "pending" });
+  });
+
   it("connects to the address the guard approved, keeping the URL's host name in the Host header", async () => {
     const r = await receiver([204]);
     const cfg = config();

@@ -1,5 +1,7 @@
 // The delivery routes through a Fastify instance of their own (app.ts registers them in the real API),
-// with the real auth hook, the real Postgres and a real queue.
+// with the real auth hook, the real Postgres and a real queue. The end-to-end behaviour (a real runner, a
+// real receiver) is in tests/e2e/webhooks.test.ts.
+import { randomBytes } from "node:crypto";
 import fastifySwagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
 import {
@@ -11,15 +13,17 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { LoopSmithError } from "@loopsmith/core";
-import { activeWebhookSecrets } from "@loopsmith/db";
+import { activeWebhookSecrets, createGoal, createPrisma, createTenant, type PrismaClient } from "@loopsmith/db";
 import { deliveryList, deliveryView, rotatedSecret } from "@loopsmith/schemas";
-import { registerAuth } from "../../../apps/api/src/auth";
-import { deliveryRoutes } from "../../../apps/api/src/routes/deliveries";
-import { createDelivery, createWebhookQueue, webhookConfigSchema, type WebhookQueue } from "../src/index";
-import { deleteKeys, randomPrefix, services, tenantWithGoal } from "./support";
+import { createDelivery, createWebhookQueue, webhookConfigSchema, type WebhookQueue } from "@loopsmith/webhooks";
+import { DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
+import { registerAuth } from "../src/auth";
+import { deliveryRoutes } from "../src/routes/deliveries";
 
-const { prisma, redis } = services();
+const prisma = createPrisma(DATABASE_URL);
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
 const prefix = randomPrefix("webhooks-routes");
 const config = webhookConfigSchema.parse({ WEBHOOK_MAX_ATTEMPTS: "2", WEBHOOK_SECRET_OVERLAP_SECONDS: "600" });
 const tenants: string[] = [];
@@ -47,11 +51,29 @@ afterAll(async () => {
   await app?.close();
   await queue?.obliterate({ force: true });
   await queue?.close();
-  await deleteKeys(redis, prefix);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
   if (tenants.length) await prisma.tenant.deleteMany({ where: { id: { in: tenants } } });
   await prisma.$disconnect();
   await redis.quit();
 });
+
+/** A tenant and a goal of it (scripted model, never run) whose webhook points at `url`. */
+async function tenantWithGoal(prisma: PrismaClient, url: string) {
+  const tenant = await createTenant(prisma, { name: `deliveries-routes-${randomBytes(3).toString("hex")}` });
+  const goal = await createGoal(prisma, {
+    tenantId: tenant.tenant_id,
+    objective: "Summarise the CSV",
+    success: null,
+    checks: [],
+    inputs: [],
+    maxAttempts: 3,
+    budgets: {},
+    model: { provider: "scripted", script: { plan: {}, generate: {}, inspect: [], refine: [] } },
+    webhook: { url },
+  });
+  return { tenant, goalId: goal.id };
+}
 
 async function fixture(status: "pending" | "dead") {
   const { tenant, goalId } = await tenantWithGoal(prisma, "https://93.184.216.34/hook");

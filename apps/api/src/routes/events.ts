@@ -1,0 +1,196 @@
+// GET /goals/:id/events: a goal's tape as Server-Sent Events, for clients that want progress without
+// polling GET /goals/:id. The stream reads the transitions table (seq > last sent) rather than listening to
+// the runner, so it works whichever process writes the rows and resumes exactly with Last-Event-ID.
+import type { ServerResponse } from "node:http";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { LoopSmithError } from "@loopsmith/core";
+import { transitionRow, UUID, type PrismaClient } from "@loopsmith/db";
+import { isState, isTerminal } from "@loopsmith/machine";
+import { errorBody, goalIdParams } from "@loopsmith/schemas";
+import { tenantOf } from "../auth";
+
+export interface EventRouteOptions {
+  deps: () => { prisma: PrismaClient };
+  /** How often a stream looks for new tape rows (default 250 ms). */
+  pollMs?: number;
+  /** How often an idle stream sends a `: ping` comment, so proxies keep the connection (default 15 s). */
+  heartbeatMs?: number;
+}
+
+/** Rows read per poll; a longer tape arrives over several polls without holding it all in memory. */
+const BATCH = 200;
+/** Reconnection delay suggested to EventSource clients (ms). */
+const RETRY_MS = 1000;
+
+const seq = z.string().regex(/^\d{1,9}$/, "a tape seq: a non-negative integer");
+
+const streamDescription = [
+  "One `transition` event per tape row, in seq order: `id: <seq>`, `event: transition`, `data: {seq, from, to, at, detail}`",
+  "(the same objects as the goal's `transitions`). First the tape so far, then each row as it is written. After the row",
+  "that reaches verified, failed or cancelled comes `event: end` with `data: {\"state\": ...}` and the server closes the",
+  "stream. An idle stream gets a `: ping` comment every 15 s.",
+].join(" ");
+
+function isTerminalState(s: string): boolean {
+  return isState(s) && isTerminal(s);
+}
+
+export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app, opts) => {
+  const pollMs = opts.pollMs ?? 250;
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  // Open streams would keep app.close() waiting forever: end them first. Clients resume elsewhere with Last-Event-ID.
+  const open = new Set<() => void>();
+  app.addHook("preClose", async () => {
+    for (const stop of open) stop();
+  });
+
+  app.get(
+    "/goals/:id/events",
+    {
+      schema: {
+        summary: "Live progress: the goal's tape as Server-Sent Events",
+        description:
+          `${streamDescription} To resume after a disconnect, send \`Last-Event-ID: <seq>\` (EventSource does so by itself) ` +
+          "or `?last_event_id=<seq>`: the stream starts with the row after that seq, so no row is lost or repeated. " +
+          "The header wins when both are given. Errors (unknown goal, bad key) are answered as JSON before any streaming.",
+        tags: ["goals"],
+        params: goalIdParams,
+        headers: z.object({
+          "last-event-id": seq.optional().describe("Resume after this tape seq (the id of the last event received)."),
+        }),
+        querystring: z.object({
+          last_event_id: seq.optional().describe("Same as the Last-Event-ID header, for clients that cannot set headers."),
+        }),
+        response: {
+          200: {
+            description: "The event stream (text/event-stream).",
+            content: { "text/event-stream": { schema: z.string().describe(streamDescription) } },
+          },
+          400: errorBody,
+          401: errorBody,
+          404: errorBody,
+          429: errorBody,
+          500: errorBody,
+        },
+      },
+    },
+    async (req, reply) => {
+      const tenant = tenantOf(req);
+      const { prisma } = opts.deps();
+      const id = req.params.id;
+      const goal = UUID.test(id) ? await prisma.goal.findFirst({ where: { id, tenantId: tenant.id }, select: { id: true } }) : null;
+      if (!goal) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${id}.`);
+      const resume = req.headers["last-event-id"] ?? req.query.last_event_id;
+
+      // From here on the response is ours: Fastify neither serializes nor sends it. Headers set earlier
+      // on the reply (rate limit) are carried over by hand.
+      reply.hijack();
+      const res = reply.raw;
+      const carried = Object.entries(reply.getHeaders()).filter((e): e is [string, string | number | string[]] => e[1] !== undefined);
+      res.writeHead(200, {
+        ...Object.fromEntries(carried),
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        // nginx buffers proxied responses unless told not to; a buffered event stream is no stream.
+        "x-accel-buffering": "no",
+      });
+      if (req.method === "HEAD") {
+        res.end();
+        return;
+      }
+      await streamTape(res, {
+        prisma,
+        goalId: goal.id,
+        after: resume === undefined ? -1 : Number(resume),
+        pollMs,
+        heartbeatMs,
+        open,
+        warn: (err, msg) => req.log.warn({ err, goalId: goal.id }, msg),
+      });
+    },
+  );
+};
+
+async function streamTape(
+  res: ServerResponse,
+  o: {
+    prisma: PrismaClient;
+    goalId: string;
+    after: number;
+    pollMs: number;
+    heartbeatMs: number;
+    open: Set<() => void>;
+    warn: (err: unknown, msg: string) => void;
+  },
+): Promise<void> {
+  let closed = false;
+  let wake = () => {};
+  const stop = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    o.open.delete(stop);
+    wake();
+    if (!res.writableEnded) res.end();
+  };
+  res.on("close", stop);
+  o.open.add(stop);
+  const heartbeat = setInterval(() => {
+    if (!closed) res.write(": ping\n\n");
+  }, o.heartbeatMs);
+  const write = async (chunk: string) => {
+    if (res.write(chunk)) return;
+    // A slow reader: wait until the socket drains (or goes away) before reading more rows.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+
+  let last = o.after;
+  try {
+    await write(`retry: ${RETRY_MS}\n\n`);
+    while (!closed) {
+      // The goal's state and the rows after `last` in one read: the state and the terminal row are written
+      // in one transaction, so a terminal state here means every row is visible to the row query too.
+      const goal = await o.prisma.goal.findUnique({
+        where: { id: o.goalId },
+        select: { state: true, transitions: { where: { seq: { gt: last } }, orderBy: { seq: "asc" }, take: BATCH } },
+      });
+      if (!goal) break; // deleted under us: nothing more will come
+      let end: string | undefined;
+      for (const row of goal.transitions) {
+        if (closed) return;
+        await write(`id: ${row.seq}\nevent: transition\ndata: ${JSON.stringify(transitionRow(row))}\n\n`);
+        last = row.seq;
+        if (isTerminalState(row.toState)) end = row.toState;
+      }
+      // Resuming after the terminal row (or beyond the tape) finds no rows: the goal's state says it is over.
+      if (!end && goal.transitions.length < BATCH && isTerminalState(goal.state)) end = goal.state;
+      if (end) {
+        if (!closed) await write(`event: end\ndata: ${JSON.stringify({ state: end })}\n\n`);
+        break;
+      }
+      if (goal.transitions.length < BATCH) await sleep(o.pollMs);
+    }
+  } catch (err) {
+    // The client reconnects (EventSource does so by itself) and resumes from its last id: nothing is lost.
+    o.warn(err, "event stream failed; closing it");
+  } finally {
+    stop();
+  }
+}
