@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import {
@@ -11,6 +11,7 @@ import {
 } from "fastify-type-provider-zod";
 import { LoopSmithError, type Logger } from "@loopsmith/core";
 import { registerAuth } from "./auth";
+import { registerJsonBody } from "./json-body";
 import { registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
@@ -37,12 +38,23 @@ export const API_VERSION = "0.1.0";
 
 /** Build the Fastify instance without listening: tests use app.inject(), server.ts calls listen(). */
 export async function build(deps: ApiDeps) {
+  const options: FastifyServerOptions = {
+    bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // Open SSE streams and idle keep-alive sockets must not hold up a shutdown.
+    forceCloseConnections: true,
+    // Errors the router raises before any route runs (an over-long or malformed URL) get our shape too.
+    frameworkErrors: (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
+      const path = "params";
+      reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION", `The request URL is invalid: ${err.message}`, [{ path, message: err.message }]).toBody());
+    },
+  };
   const base: FastifyInstance = deps.logger
-    ? (Fastify({ loggerInstance: deps.logger, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT }) as unknown as FastifyInstance)
-    : Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT });
+    ? (Fastify({ loggerInstance: deps.logger, ...options }) as unknown as FastifyInstance)
+    : Fastify({ logger: false, ...options });
   const app = base.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  registerJsonBody(app);
 
   await app.register(fastifySwagger, {
     openapi: {

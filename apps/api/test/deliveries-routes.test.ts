@@ -177,9 +177,9 @@ describe("OpenAPI", () => {
   it("documents the three routes under the webhooks tag with their responses", () => {
     const doc = (app as unknown as { swagger: () => { paths: Record<string, Record<string, { tags: string[]; summary: string; responses: Record<string, unknown> }>> } }).swagger();
     const ops = [
-      [doc.paths["/goals/{id}/deliveries"]?.get, ["200", "401", "404"]],
-      [doc.paths["/deliveries/{id}/redeliver"]?.post, ["202", "401", "404", "409"]],
-      [doc.paths["/webhook-secrets/rotate"]?.post, ["200", "401"]],
+      [doc.paths["/goals/{id}/deliveries"]?.get, ["200", "401", "404", "429"]],
+      [doc.paths["/deliveries/{id}/redeliver"]?.post, ["202", "401", "404", "409", "429"]],
+      [doc.paths["/webhook-secrets/rotate"]?.post, ["200", "401", "429"]],
     ] as const;
     for (const [op, codes] of ops) {
       expect(op?.tags).toEqual(["webhooks"]);

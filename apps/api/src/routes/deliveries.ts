@@ -20,7 +20,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
         summary: "A goal's webhook deliveries, newest first, each with its attempt log",
         tags: ["webhooks"],
         params: goalIdParams,
-        response: { 200: deliveryList, 401: errorBody, 404: errorBody },
+        response: { 200: deliveryList, 401: errorBody, 404: errorBody, 429: errorBody },
       },
     },
     async (req) => {
@@ -38,7 +38,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
         summary: "Send a delivered or dead webhook again (same payload and webhook-id)",
         tags: ["webhooks"],
         params: deliveryIdParams,
-        response: { 202: deliveryView, 401: errorBody, 404: errorBody, 409: errorBody },
+        response: { 202: deliveryView, 401: errorBody, 404: errorBody, 409: errorBody, 429: errorBody },
       },
     },
     async (req, reply) => {
@@ -58,7 +58,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
         description:
           "Every delivery is signed with each valid secret (one `v1,` entry per secret in webhook-signature), so receivers can switch to the new secret at any point before previous_valid_until.",
         tags: ["webhooks"],
-        response: { 200: rotatedSecret, 401: errorBody },
+        response: { 200: rotatedSecret, 401: errorBody, 429: errorBody },
       },
     },
     async (req) => {
