@@ -2,7 +2,8 @@
 // happens inside (crash, timeout, OOM, hostile code) is evidence for INSPECT, not an error here; only
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
-import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR } from "@loopsmith/sandbox";
+import { LoopSmithError } from "@loopsmith/core";
+import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, type RunRequest } from "@loopsmith/sandbox";
 import { storedBudgets } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadInputs, loadLatestCode } from "./evidence";
@@ -20,7 +21,7 @@ export const execute: StateHandler = async (ctx, deps) => {
   const wallLeftMs = budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
   const timeoutMs = Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs));
 
-  const run = await deps.sandbox.run({
+  const run = await runSandbox(deps, {
     files: inputs,
     script: { filename: code.filename, source: code.source },
     command: ["python3", code.filename],
@@ -89,3 +90,15 @@ export const execute: StateHandler = async (ctx, deps) => {
     },
   };
 };
+
+/**
+ * A sandbox that cannot run at all (engine down, image missing) is an infrastructure failure: the step is
+ * retried with backoff and, past the cap, the goal is parked in errored with this code on its tape.
+ */
+async function runSandbox(deps: Parameters<StateHandler>[1], req: RunRequest) {
+  try {
+    return await deps.sandbox.run(req);
+  } catch (e) {
+    throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `sandbox: ${(e as Error).message}`);
+  }
+}
