@@ -25,26 +25,12 @@ const runnerId = config.RUNNER_ID ?? `runner-${randomBytes(4).toString("hex")}`;
 const log = createLogger({ name: "loopsmith-runner", level: config.LOG_LEVEL }).child({ runnerId });
 const docker = dockerClient(config.DOCKER_HOST);
 const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
-const sandbox = createDockerSandbox({ docker, image, runnerId, log });
+// Namespaced by the queue prefix: runners of other prefixes sharing this Docker engine leave our containers be.
+const sandbox = createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log });
 
 // BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
 const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 connection.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
-
-try {
-  // Sandbox containers carry their runner's label. Ours from a previous life are leftovers; another
-  // runner's are leftovers when that runner's heartbeat expired (it died) or the container outlived its
-  // deadline. The periodic sweep repeats this while the runner lives.
-  const removed =
-    (await removeLeftovers(docker, { runnerId })) +
-    (await removeLeftovers(docker, { isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1 }));
-  if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
-  const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
-  log.info({ image, ...check }, "sandbox self-check passed");
-} catch (err) {
-  log.fatal({ err }, "start-up failed");
-  process.exit(1);
-}
 
 const prisma = createPrisma(config.DATABASE_URL, { maxConnections: config.RUNNER_CONCURRENCY + 2 });
 const runner = createRunner({
@@ -61,6 +47,26 @@ const runner = createRunner({
   afterCommit: faultInjection(config.RUNNER_FAULT),
 });
 const worker = runner.worker;
+
+try {
+  // Alive before the self-check's container exists, so that no other runner's sweep removes it.
+  await runner.heartbeat();
+  // Sandbox containers carry their runner's label. Ours from a previous life are leftovers; another
+  // runner's are leftovers when that runner's heartbeat expired (it died) or the container outlived its
+  // deadline. The periodic sweep repeats this while the runner lives.
+  const removed =
+    (await removeLeftovers(docker, { runnerId })) +
+    (await removeLeftovers(docker, {
+      namespace: config.QUEUE_PREFIX,
+      isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1,
+    }));
+  if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
+  const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
+  log.info({ image, ...check }, "sandbox self-check passed");
+} catch (err) {
+  log.fatal({ err }, "start-up failed");
+  process.exit(1);
+}
 
 let stopping = false;
 async function shutdown(signal: string) {

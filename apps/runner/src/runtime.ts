@@ -37,6 +37,11 @@ export interface Runner {
   deliveryWorker: Worker;
   queue: Queue;
   start(): Promise<void>;
+  /**
+   * Starts refreshing this runner's heartbeat (start() does too). Call it before anything creates sandbox
+   * containers: without a heartbeat, other runners' sweeps take them for a dead runner's leftovers.
+   */
+  heartbeat(): Promise<void>;
   /** One pass of housekeeping: dead runners' containers, goals whose step job was lost. */
   sweep(): Promise<{ containers: number; requeued: number; parked: number }>;
   /** Finishes the steps in hand (or, with force, releases them) and closes the queue handles. */
@@ -118,6 +123,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     let containers = 0;
     if (deps.docker) {
       containers = await removeLeftovers(deps.docker, {
+        // Heartbeats live under our prefix: only runners of this prefix can be judged dead from here.
+        namespace: deps.prefix,
         isAlive: async (owner) => owner === runnerId || (await deps.connection.exists(heartbeatKey(owner))) === 1,
       });
       if (containers > 0) log.warn({ containers }, "removed sandbox containers of dead runners");
@@ -127,7 +134,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     // job may be a moment away.
     const quietSince = new Date(Date.now() - Math.max(60_000, 2 * config.WORKER_LOCK_MS));
     const goals = await prisma.goal.findMany({
-      where: { state: { in: [...WORKING_STATES] }, updatedAt: { lt: quietSince } },
+      where: { queuePrefix: deps.prefix, state: { in: [...WORKING_STATES] }, updatedAt: { lt: quietSince } },
       select: { id: true, version: true },
       take: 100,
     });
@@ -147,20 +154,27 @@ export function createRunner(deps: RunnerDeps): Runner {
     return { containers, requeued, parked };
   };
 
-  let timers: NodeJS.Timeout[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  let beating: NodeJS.Timeout | undefined;
+  const heartbeat = async () => {
+    await beat();
+    if (beating) return;
+    beating = setInterval(() => void beat(), Math.max(500, Math.floor(config.HEARTBEAT_TTL_MS / 3)));
+    beating.unref();
+    timers.push(beating);
+  };
   return {
     worker,
     deliveryWorker,
     queue,
+    heartbeat,
     async start() {
-      await beat();
-      timers = [
-        setInterval(() => void beat(), Math.max(500, Math.floor(config.HEARTBEAT_TTL_MS / 3))),
-        setInterval(() => {
-          sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
-        }, config.SWEEP_INTERVAL_MS),
-      ];
-      for (const t of timers) t.unref();
+      await heartbeat();
+      const sweeping = setInterval(() => {
+        sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
+      }, config.SWEEP_INTERVAL_MS);
+      sweeping.unref();
+      timers.push(sweeping);
       await worker.waitUntilReady();
       await deliveryWorker.waitUntilReady();
       void worker.run();
@@ -168,7 +182,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     },
     sweep,
     async close(force = false) {
-      for (const t of timers) clearInterval(t);
+      for (const t of timers.splice(0)) clearInterval(t);
+      beating = undefined;
       await Promise.all([worker.close(force), deliveryWorker.close(force)]);
       await deps.connection.del(heartbeatKey(runnerId)).catch(() => undefined);
       await queue.close();

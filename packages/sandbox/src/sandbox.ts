@@ -109,6 +109,11 @@ export const SANDBOX_LABEL = "loopsmith.sandbox";
 export const RUNNER_LABEL = "loopsmith.runner";
 /** Epoch ms after which the container has outlived its run's timeout: whoever finds it may remove it. */
 export const DEADLINE_LABEL = "loopsmith.deadline";
+/**
+ * Where the owner's liveness can be judged (the runner's queue prefix: heartbeats live there). Runners of
+ * other namespaces may share the Docker engine; their heartbeats are invisible from here.
+ */
+export const NAMESPACE_LABEL = "loopsmith.namespace";
 const DEADLINE_SLACK_MS = 60_000;
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -136,6 +141,11 @@ export async function removeLeftovers(
     olderThanMs?: number;
     /** Remove only containers whose runner is not alive (or whose deadline passed); spares the live ones. */
     isAlive?: (runnerId: string) => Promise<boolean>;
+    /**
+     * With isAlive: the namespace isAlive can speak for. Containers of another namespace (or of none) are
+     * spared until their deadline passes, since their runner's heartbeat cannot be seen from here.
+     */
+    namespace?: string;
   } = {},
 ): Promise<number> {
   const label = [`${SANDBOX_LABEL}=1`];
@@ -149,7 +159,8 @@ export async function removeLeftovers(
       const owner = c.Labels?.[RUNNER_LABEL] ?? "";
       const deadline = Number(c.Labels?.[DEADLINE_LABEL] ?? "NaN");
       const overdue = Number.isFinite(deadline) && deadline < Date.now();
-      if (!overdue && owner && (await opts.isAlive(owner))) continue;
+      const foreign = opts.namespace !== undefined && c.Labels?.[NAMESPACE_LABEL] !== opts.namespace;
+      if (!overdue && (foreign || (owner && (await opts.isAlive(owner))))) continue;
     }
     try {
       await docker.getContainer(c.Id).remove({ force: true });
@@ -165,6 +176,8 @@ export function createDockerSandbox(opts: {
   docker: Docker;
   image: string;
   runnerId: string;
+  /** Labels the containers with NAMESPACE_LABEL (see removeLeftovers). */
+  namespace?: string;
   limits?: Partial<SandboxLimits>;
   log?: SandboxLog;
 }): Sandbox {
@@ -205,7 +218,12 @@ export function createDockerSandbox(opts: {
       User: `${SANDBOX_UID}:${SANDBOX_UID}`,
       WorkingDir: SANDBOX_WORKDIR,
       Env: buildEnv(req.env),
-      Labels: { [SANDBOX_LABEL]: "1", [RUNNER_LABEL]: runnerId, [DEADLINE_LABEL]: String(Date.now() + req.timeoutMs + DEADLINE_SLACK_MS) },
+      Labels: {
+        [SANDBOX_LABEL]: "1",
+        [RUNNER_LABEL]: runnerId,
+        [DEADLINE_LABEL]: String(Date.now() + req.timeoutMs + DEADLINE_SLACK_MS),
+        ...(opts.namespace !== undefined ? { [NAMESPACE_LABEL]: opts.namespace } : {}),
+      },
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -267,6 +285,7 @@ export function createDockerSandbox(opts: {
         stream.once("error", () => resolve());
       });
 
+      const startedWallMs = Date.now();
       await container.start();
       const started = performance.now();
       let timedOut = false;
@@ -307,6 +326,12 @@ export function createDockerSandbox(opts: {
         exitCode = 124;
         artifactErrors.push(`timed out after ${req.timeoutMs} ms: no artifacts collected`);
       } else if (!splitter.markerSeen) {
+        // The run ended before the bootstrap's trailer. If the engine (stopping or restarting), an operator
+        // or a sweep stopped or killed the container, that is an outage, not what the program did: fail
+        // the run (the step is retried) rather than hand the inspector a crash the program never had.
+        if (!aborted && (await killedFromOutside(docker, container.id, startedWallMs))) {
+          throw new SandboxInterrupted(`the sandbox container was stopped from outside during the run (container exit ${waited.StatusCode})`);
+        }
         artifactErrors.push(
           state.OOMKilled
             ? "out of memory: the container was killed before artifacts were collected"
@@ -346,6 +371,41 @@ export function createDockerSandbox(opts: {
   }
 
   return { image, run };
+}
+
+/** A run cut short by something outside the program (the engine stopped its container): an infrastructure failure. */
+export class SandboxInterrupted extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxInterrupted";
+  }
+}
+
+/**
+ * Whether the engine logged a kill of the container since `sinceMs`. Only the engine's stop/kill/remove
+ * paths log one, and this sandbox kills only on timeout or abort (checked before): a program cannot
+ * produce it, whatever it does inside. Any failure to ask is a failure of the engine, so it throws.
+ */
+async function killedFromOutside(docker: Docker, id: string, sinceMs: number): Promise<boolean> {
+  // Fractional bounds: a whole-second `until` in the future keeps the stream open until then.
+  const stream = await docker.getEvents({
+    since: Number(((sinceMs - 1000) / 1000).toFixed(3)),
+    until: Number((Date.now() / 1000).toFixed(3)),
+    filters: { type: ["container"], container: [id], event: ["kill"] },
+  });
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .split("\n")
+    .some((line) => {
+      if (!line.trim()) return false;
+      try {
+        return (JSON.parse(line) as { Action?: string }).Action === "kill";
+      } catch {
+        return false;
+      }
+    });
 }
 
 function validate(req: RunRequest, limits: SandboxLimits): void {

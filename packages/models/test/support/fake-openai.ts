@@ -5,16 +5,20 @@ import type { AddressInfo } from "node:net";
 
 export type FakeUsage = { prompt_tokens: number; completion_tokens: number };
 export type FakeAnswer =
-  | { content: string; usage?: FakeUsage }
-  | { status: number; body?: unknown; headers?: Record<string, string> };
-/** An answer, or a function of the parsed request body that returns one. */
-export type FakeReply = FakeAnswer | ((requestBody: unknown) => FakeAnswer);
+  | { content: string; usage?: FakeUsage; delayMs?: number }
+  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+/** An answer, or a function of the parsed request body that returns one (or a promise of one: a gate). */
+export type FakeReply = FakeAnswer | ((requestBody: unknown) => FakeAnswer | Promise<FakeAnswer>);
 
 export interface FakeOpenAI {
   /** Ends in /v1, as OpenAI-compatible clients expect. */
   baseURL: string;
   /** Every chat-completions request body, parsed, in order. */
   requests: unknown[];
+  /** The request bodies whose response was written in full (the client got an answer). */
+  completed: unknown[];
+  /** The request bodies whose client went away before its (delayed) response was written. */
+  aborted: unknown[];
   close(): Promise<void>;
 }
 
@@ -26,6 +30,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI> {
   const requests: unknown[] = [];
+  const completed: unknown[] = [];
+  const aborted: unknown[] = [];
   let next = 0;
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -37,11 +43,29 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
     }
     const body = await readJson(req).catch(() => undefined);
     requests.push(body);
+    // A client that goes away (closed socket, killed process) before the answer is written never gets it.
+    let gone = false;
+    const left = new Promise<void>((resolve) =>
+      res.once("close", () => {
+        if (!res.writableFinished) gone = true;
+        resolve();
+      }),
+    );
+    res.once("finish", () => completed.push(body));
     const reply = replies[next++];
     if (reply === undefined) {
       return send(500, { error: { message: `fake-openai: script exhausted (request ${next} of ${replies.length} scripted)` } });
     }
-    const answer = typeof reply === "function" ? reply(body) : reply;
+    const answer = typeof reply === "function" ? await reply(body) : reply;
+    if (answer.delayMs) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([left, new Promise((r) => (timer = setTimeout(r, answer.delayMs)))]);
+      clearTimeout(timer);
+    }
+    if (gone || res.destroyed) {
+      aborted.push(body);
+      return;
+    }
     if ("status" in answer) return send(answer.status, answer.body ?? { error: { message: `fake-openai: status ${answer.status}` } }, answer.headers);
     const usage = answer.usage ?? { prompt_tokens: 10, completion_tokens: 10 };
     send(200, {
@@ -58,6 +82,8 @@ export async function startFakeOpenAI(replies: FakeReply[]): Promise<FakeOpenAI>
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    completed,
+    aborted,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
