@@ -45,7 +45,21 @@ describe("prisma/schema.prisma and prisma/migrations agree", () => {
 
     // Not vacuous: the comparison covered all models and columns.
     const models = dmmf.datamodel.models.map((m) => m.dbName ?? m.name).sort();
-    expect(models).toEqual(["artifacts", "check_results", "executions", "goal_inputs", "goals", "model_calls", "plans", "transitions"]);
+    expect(models).toEqual([
+      "api_keys",
+      "artifacts",
+      "check_results",
+      "delivery_attempts",
+      "executions",
+      "goal_inputs",
+      "goals",
+      "model_calls",
+      "plans",
+      "tenants",
+      "transitions",
+      "webhook_deliveries",
+      "webhook_secrets",
+    ]);
     expect([...db.keys()].sort()).toEqual([...models, "_prisma_migrations"].sort());
     expect(db.get("goals")?.columns.get("updated_at")).toEqual({ type: "timestamp(3) with time zone", notNull: true, defaultExpr: null });
     expect(db.get("model_calls")?.indexes.map((i) => i.name)).toContain("model_calls_goal_id_state_attempt_request_hash_key");
