@@ -161,7 +161,7 @@ export function createModel(spec: ModelSpec, config: ModelConfig, opts: { fetch?
         ...settings,
         // Strict mode needs every property required and no free-form objects, which check params are;
         // off by default, the schema still reaches the model as guidance and zod still validates the reply.
-        providerOptions: { "openai-compatible": { strictJsonSchema: config.OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA } },
+        providerOptions: { openaiCompatible: { strictJsonSchema: config.OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA } },
       });
     }
     case "anthropic": {
