@@ -2,65 +2,23 @@
 // worker POSTs to a real node:http receiver on loopback, against real Postgres, Redis and Docker.
 // Signatures are verified only with the `standardwebhooks` package, never with our own signing code.
 import { randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type CreatedTenant } from "@loopsmith/db";
 import type { DeliveryView, GoalView } from "@loopsmith/schemas";
+import { startReceiver as startTestReceiver, type Received, type Receiver } from "../../packages/webhooks/test/support";
 import { demoGoal, EXPECTED_REPORT } from "../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../support/loop";
 import { closedPort } from "../support/services";
-
-interface Received {
-  method: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-interface Receiver {
-  url: string;
-  port: number;
-  received: Received[];
-  close: () => Promise<void>;
-}
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-/**
- * A webhook receiver on 127.0.0.1: `statuses[i]` answers the i-th request (the last one repeats); every
- * request is recorded with its raw body.
- */
-async function startReceiver(statuses: number[], port = 0): Promise<Receiver> {
-  const received: Received[] = [];
-  const srv = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      const status = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
-      res.writeHead(status, { "content-type": "text/plain" }).end(`status ${status}`);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    srv.once("error", reject);
-    srv.listen(port, "127.0.0.1", () => resolve());
-  });
-  const actual = (srv.address() as AddressInfo).port;
-  const r: Receiver = {
-    url: `http://127.0.0.1:${actual}/hook`,
-    port: actual,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        srv.closeAllConnections();
-        srv.close(() => resolve());
-      }),
-  };
+/** The webhooks package's test receiver, closed after each test. */
+async function startReceiver(statuses: number[], port?: number): Promise<Receiver> {
+  const r = await startTestReceiver(statuses, port);
   receivers.push(r);
   return r;
 }
@@ -145,7 +103,7 @@ describe("webhooks through the API, with a runner and a real receiver", () => {
     const first = receiver.received[0]!;
     for (const r of receiver.received) {
       expect(r.method).toBe("POST");
-      expect(r.path).toBe("/hook");
+      expect(r.url).toBe("/hook");
       expect(r.headers["content-type"]).toBe("application/json");
       expect(r.headers["user-agent"]).toBe("LoopSmith-Webhooks/1");
       expect(r.headers["webhook-id"]).toBe(delivery!.message_id);

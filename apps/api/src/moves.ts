@@ -41,19 +41,15 @@ export async function moveGoal(
         throw new LoopSmithError("LS_ERR_GOAL_STATE", `Not possible while the goal is in ${goal.state}.`, { state: goal.state });
       throw e;
     }
-    const ends = isTerminal(move.to);
     try {
       const { version } = await advanceGoal(s.prisma, {
         goalId: goal.id,
         fromVersion: goal.version,
         from: move.from,
         to: move.to,
-        detail: asJson(move.reason ? { ...m.detail, reason: move.reason } : m.detail),
-        patch: {
-          ...(ends ? { finishedAt: new Date() } : {}),
-          ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown" } : {}),
-          ...(m.budgets !== undefined ? { budgets: asJson(m.budgets) } : {}),
-        },
+        detail: asJson(m.detail),
+        reason: move.reason,
+        patch: m.budgets !== undefined ? { budgets: asJson(m.budgets) } : undefined,
         failure: move.to === "failed" ? { message: m.failureMessage ?? move.reason ?? "failed" } : undefined,
         effects: async (tx) => {
           const event = eventForState(move.to);

@@ -1,79 +1,30 @@
-// The delivery routes through a Fastify instance of their own (app.ts registers them in the real API),
-// with the real auth hook, the real Postgres and a real queue. The end-to-end behaviour (a real runner, a
-// real receiver) is in tests/e2e/webhooks.test.ts.
-import { randomBytes } from "node:crypto";
-import fastifySwagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance } from "fastify";
-import {
-  hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+// The delivery routes through the real API (apps/api/src/app.ts, built by the loop harness without a
+// runner), with the real auth hook, the real Postgres and a real queue. The end-to-end behaviour (a real
+// runner, a real receiver) is in tests/e2e/webhooks.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
-import { LoopSmithError } from "@loopsmith/core";
-import { activeWebhookSecrets, createGoal, createPrisma, createTenant, type PrismaClient } from "@loopsmith/db";
+import { activeWebhookSecrets } from "@loopsmith/db";
 import { deliveryList, deliveryView, rotatedSecret } from "@loopsmith/schemas";
-import { createDelivery, createWebhookQueue, webhookConfigSchema, type WebhookQueue } from "@loopsmith/webhooks";
-import { DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
-import { registerAuth } from "../src/auth";
-import { deliveryRoutes } from "../src/routes/deliveries";
+import { createDelivery } from "@loopsmith/webhooks";
+import { tenantWithGoal } from "../../../packages/webhooks/test/support";
+import { startLoop, type Loop } from "../../../tests/support/loop";
 
-const prisma = createPrisma(DATABASE_URL);
-const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-const prefix = randomPrefix("webhooks-routes");
-const config = webhookConfigSchema.parse({ WEBHOOK_MAX_ATTEMPTS: "2", WEBHOOK_SECRET_OVERLAP_SECONDS: "600" });
 const tenants: string[] = [];
-let queue: WebhookQueue;
-let app: FastifyInstance;
+let loop: Loop;
+let app: Loop["app"];
+let prisma: Loop["prisma"];
+let queue: Loop["webhookQueue"];
 
 beforeAll(async () => {
-  queue = createWebhookQueue(redis, prefix);
-  const f = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
-  f.setValidatorCompiler(validatorCompiler);
-  f.setSerializerCompiler(serializerCompiler);
-  await f.register(fastifySwagger, { openapi: { info: { title: "t", version: "0" } }, transform: jsonSchemaTransform, transformObject: jsonSchemaTransformObject });
-  f.setErrorHandler((err, _req, reply) => {
-    if (err instanceof LoopSmithError) return reply.status(err.status).send(err.toBody());
-    if (hasZodFastifySchemaValidationErrors(err)) return reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION").toBody());
-    throw err;
-  });
-  registerAuth(f as unknown as FastifyInstance, () => prisma);
-  await f.register(deliveryRoutes, { deps: () => ({ prisma, webhookQueue: queue, webhooks: config }) });
-  await f.ready();
-  app = f as unknown as FastifyInstance;
+  loop = await startLoop({ runner: false, env: { WEBHOOK_MAX_ATTEMPTS: "2", WEBHOOK_SECRET_OVERLAP_SECONDS: "600" } });
+  ({ app, prisma, webhookQueue: queue } = loop);
+  tenants.push(loop.tenant.tenant_id);
+  await app.ready();
 });
 
 afterAll(async () => {
-  await app?.close();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
   if (tenants.length) await prisma.tenant.deleteMany({ where: { id: { in: tenants } } });
-  await prisma.$disconnect();
-  await redis.quit();
+  await loop?.close();
 });
-
-/** A tenant and a goal of it (scripted model, never run) whose webhook points at `url`. */
-async function tenantWithGoal(prisma: PrismaClient, url: string) {
-  const tenant = await createTenant(prisma, { name: `deliveries-routes-${randomBytes(3).toString("hex")}` });
-  const goal = await createGoal(prisma, {
-    tenantId: tenant.tenant_id,
-    objective: "Summarise the CSV",
-    success: null,
-    checks: [],
-    inputs: [],
-    maxAttempts: 3,
-    budgets: {},
-    model: { provider: "scripted", script: { plan: {}, generate: {}, inspect: [], refine: [] } },
-    webhook: { url },
-  });
-  return { tenant, goalId: goal.id };
-}
 
 async function fixture(status: "pending" | "dead") {
   const { tenant, goalId } = await tenantWithGoal(prisma, "https://93.184.216.34/hook");
@@ -175,7 +126,7 @@ describe("POST /webhook-secrets/rotate", () => {
 
 describe("OpenAPI", () => {
   it("documents the three routes under the webhooks tag with their responses", () => {
-    const doc = (app as unknown as { swagger: () => { paths: Record<string, Record<string, { tags: string[]; summary: string; responses: Record<string, unknown> }>> } }).swagger();
+    const doc = app.swagger() as unknown as { paths: Record<string, Record<string, { tags: string[]; summary: string; responses: Record<string, unknown> }>> };
     const ops = [
       [doc.paths["/goals/{id}/deliveries"]?.get, ["200", "401", "404", "429"]],
       [doc.paths["/deliveries/{id}/redeliver"]?.post, ["202", "401", "404", "409", "429"]],

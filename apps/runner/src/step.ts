@@ -65,20 +65,18 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
   }
   const move = transition(state, result.event);
 
-  const finished = isTerminal(move.to) ? deps.now() : undefined;
-  const detail = move.reason ? { ...result.detail, reason: move.reason } : result.detail;
   try {
     const { version } = await advanceGoal(deps.prisma, {
       goalId: goal.id,
       fromVersion: goal.version,
       from: move.from,
       to: move.to,
-      detail: asJson(detail),
+      detail: asJson(result.detail),
+      reason: move.reason,
+      at: deps.now(),
       patch: {
         ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
         ...(move.to === "verified" ? { verified: true, report: result.report as object } : {}),
-        ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown" } : {}),
-        ...(finished ? { finishedAt: finished } : {}),
       },
       failure: move.to === "failed" ? (result.failure ?? { message: move.reason ?? "failed" }) : undefined,
       effects: async (tx) => {

@@ -2,7 +2,7 @@
 // version, append the tape row, and write whatever evidence the step produced, so that a crash leaves
 // either all of a step or none of it.
 import { LoopSmithError } from "@loopsmith/core";
-import { assertTransition } from "@loopsmith/machine";
+import { assertTransition, isState, isTerminal } from "@loopsmith/machine";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
 import { buildFailureReport } from "./goal-view";
@@ -79,7 +79,11 @@ export interface Advance {
   /** The evidence for this move, stored on the tape row. */
   detail: Prisma.InputJsonValue;
   /** Goal columns that change with the move. */
-  patch?: Pick<Prisma.GoalUpdateManyMutationInput, "attempts" | "verified" | "failureReason" | "report" | "finishedAt" | "budgets">;
+  patch?: Pick<Prisma.GoalUpdateManyMutationInput, "attempts" | "verified" | "report" | "budgets">;
+  /** The machine's reason for a move to `failed`: stored on the tape row and as the goal's failure reason. */
+  reason?: string;
+  /** When the move happens (finishedAt of a terminal move); default now. */
+  at?: Date;
   /** For moves to `failed`: a message for the failure report, and extra fields (the stuck hashes...). */
   failure?: { message: string; extra?: Partial<FailureReport> };
   /** Rows written in the same transaction (the execution, check results, the plan...). */
@@ -90,9 +94,16 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
   assertTransition(move.from, move.to);
   const version = move.fromVersion + 1;
   await prisma.$transaction(async (tx) => {
+    const ends = isState(move.to) && isTerminal(move.to);
     const cas = await tx.goal.updateMany({
       where: { id: move.goalId, version: move.fromVersion, state: move.from },
-      data: { ...move.patch, state: move.to, version },
+      data: {
+        ...move.patch,
+        ...(ends ? { finishedAt: move.at ?? new Date() } : {}),
+        ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown" } : {}),
+        state: move.to,
+        version,
+      },
     });
     if (cas.count !== 1) {
       throw new LoopSmithError(
@@ -101,12 +112,18 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
       );
     }
     await tx.transition.create({
-      data: { goalId: move.goalId, seq: version, fromState: move.from, toState: move.to, detail: move.detail },
+      data: {
+        goalId: move.goalId,
+        seq: version,
+        fromState: move.from,
+        toState: move.to,
+        detail: move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail,
+      },
     });
     await move.effects?.(tx);
     // Every failed goal carries its report, written with the row that failed it.
     if (move.to === "failed") {
-      const reason = (move.patch?.failureReason as string | undefined) ?? "unknown";
+      const reason = move.reason ?? "unknown";
       const report = await buildFailureReport(tx, move.goalId, reason, move.failure?.message ?? reason, move.failure?.extra);
       await tx.goal.update({ where: { id: move.goalId }, data: { failureReport: asJson(report) } });
     }

@@ -1,4 +1,5 @@
 import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
+import { STATES } from "@loopsmith/machine";
 import { z } from "zod";
 import { checkSpec, inspection, modelProviders, modelSpec } from "./loop";
 
@@ -190,22 +191,10 @@ export const goalSummary = goalView
   .meta({ id: "GoalSummary" });
 export type GoalSummary = z.infer<typeof goalSummary>;
 
-export const GOAL_STATES = [
-  "plan",
-  "generate",
-  "execute",
-  "inspect",
-  "refine",
-  "awaiting_approval",
-  "errored",
-  "verified",
-  "failed",
-  "cancelled",
-] as const;
 
 export const listGoalsQuery = z
   .object({
-    state: z.enum(GOAL_STATES).optional(),
+    state: z.enum(STATES).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional().describe("next_cursor from the previous page."),
   })

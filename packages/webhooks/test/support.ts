@@ -3,14 +3,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { createGoal, createPrisma, createTenant, type PrismaClient } from "@loopsmith/db";
+import { DATABASE_URL, REDIS_URL } from "../../../tests/support/services";
 
 // Real services, as everywhere in this repo: when one is missing the tests fail with what is missing.
-export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres:postgres@127.0.0.1:5432/loopsmith";
-export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-
-export function randomPrefix(label: string): string {
-  return `lstest-${label}-${randomBytes(4).toString("hex")}`;
-}
+export { closedPort, DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
 
 export function services(): { prisma: PrismaClient; redis: Redis } {
   return { prisma: createPrisma(DATABASE_URL), redis: new Redis(REDIS_URL, { maxRetriesPerRequest: null }) };
@@ -21,27 +17,27 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   if (keys.length) await redis.del(...keys);
 }
 
-/** A port nothing listens on: bound, then released. */
-export async function closedPort(): Promise<number> {
-  const srv = http.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 export interface Received {
   method: string;
+  /** The request's path (req.url). */
   url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+}
+
+export interface Receiver {
+  /** http://127.0.0.1:<port>/hook */
+  url: string;
+  port: number;
+  received: Received[];
+  close: () => Promise<void>;
 }
 
 /**
  * A webhook receiver on loopback. `statuses[i]` answers the i-th request; the last one repeats.
  * Records every request with its raw body.
  */
-export async function startReceiver(statuses: number[], port = 0): Promise<{ url: string; port: number; received: Received[]; close: () => Promise<void> }> {
+export async function startReceiver(statuses: number[], port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const srv = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -61,7 +57,12 @@ export async function startReceiver(statuses: number[], port = 0): Promise<{ url
     url: `http://127.0.0.1:${actual}/hook`,
     port: actual,
     received,
-    close: () => new Promise<void>((r) => srv.close(() => r())),
+    // Drops kept-alive sockets too, so that close() does not wait for the client to let go.
+    close: () =>
+      new Promise<void>((resolve) => {
+        srv.closeAllConnections();
+        srv.close(() => resolve());
+      }),
   };
 }
 
