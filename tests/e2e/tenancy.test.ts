@@ -197,3 +197,31 @@ describe("POST /goals/:id/cancel", () => {
     expect((res.body.error as { details: { state: string } }).details.state).toBe("verified");
   });
 });
+
+describe("budgets at submission", () => {
+  it("fills server defaults, takes the tenant's approval policy, and refuses caps above the server's maximums", async () => {
+    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-policy`, approvalThresholdUsd: 1.5 });
+    const res = await loop.post(demoGoal({ budget: { max_cost_usd: 2 } }), { key: t.api_key });
+    expect(res.status).toBe(202);
+    await loop.request("POST", `/goals/${res.body.id}/cancel`, { key: t.api_key });
+    const view = await loop.get(res.body.id as string, { key: t.api_key });
+    expect(view.body.budgets).toEqual({
+      max_attempts: 5,
+      execution_timeout_seconds: 60,
+      max_tokens: 500_000,
+      max_cost_usd: 2,
+      max_wall_seconds: 3600,
+      approval_threshold_usd: 1.5,
+    });
+    // The goal's own threshold wins over the tenant's.
+    const own = await loop.post(demoGoal({ approval_threshold_usd: 0.25 }), { key: t.api_key });
+    await loop.request("POST", `/goals/${own.body.id}/cancel`, { key: t.api_key });
+    expect((await loop.get(own.body.id as string, { key: t.api_key })).body.budgets.approval_threshold_usd).toBe(0.25);
+
+    const over = await loop.post(demoGoal({ budget: { max_tokens: 6_000_000, max_wall_seconds: 100_000 } }));
+    expect(over.status).toBe(400);
+    const details = (over.body.error as { details: { path: string; message: string }[] }).details;
+    expect(details.map((d) => d.path)).toEqual(["body.budget.max_tokens", "body.budget.max_wall_seconds"]);
+    expect(details[0]!.message).toMatch(/LIMIT_MAX_TOKENS/);
+  });
+});

@@ -12,6 +12,19 @@ export const budgetConfigSchema = z.object({
 });
 export type BudgetConfig = z.output<typeof budgetConfigSchema>;
 
+/** Caps above this server's maximums, each with its field path (a 400, never a silent clamp). */
+export function budgetProblems(b: GoalBudget, config: BudgetConfig): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const over = (field: keyof GoalBudget, limit: number, envName: string) => {
+    const v = b[field];
+    if (v !== undefined && v > limit) problems.push({ path: `body.budget.${field}`, message: `${v} exceeds this server's maximum ${limit} (${envName})` });
+  };
+  over("max_tokens", config.LIMIT_MAX_TOKENS, "LIMIT_MAX_TOKENS");
+  over("max_cost_usd", config.LIMIT_MAX_COST_USD, "LIMIT_MAX_COST_USD");
+  over("max_wall_seconds", config.LIMIT_MAX_WALL_SECONDS, "LIMIT_MAX_WALL_SECONDS");
+  return problems;
+}
+
 /**
  * The budgets a goal runs under: what the client asked for, server defaults for the rest. A request above
  * a server maximum is an error with its field path, not a silent clamp.
@@ -22,14 +35,7 @@ export function resolveBudgets(
   tenantApprovalThresholdUsd: number | null,
 ): { budgets: Budgets; problems: { path: string; message: string }[] } {
   const b = req.budget ?? {};
-  const problems: { path: string; message: string }[] = [];
-  const over = (field: keyof GoalBudget, limit: number, envName: string) => {
-    const v = b[field];
-    if (v !== undefined && v > limit) problems.push({ path: `body.budget.${field}`, message: `${v} exceeds this server's maximum ${limit} (${envName})` });
-  };
-  over("max_tokens", config.LIMIT_MAX_TOKENS, "LIMIT_MAX_TOKENS");
-  over("max_cost_usd", config.LIMIT_MAX_COST_USD, "LIMIT_MAX_COST_USD");
-  over("max_wall_seconds", config.LIMIT_MAX_WALL_SECONDS, "LIMIT_MAX_WALL_SECONDS");
+  const problems = budgetProblems(b, config);
   return {
     problems,
     budgets: {

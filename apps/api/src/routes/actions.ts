@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
 import { loadGoalView } from "@loopsmith/db";
 import { isState } from "@loopsmith/machine";
-import { approveBody, errorBody, goalIdParams, goalView, storedBudgets } from "@loopsmith/schemas";
+import { approveBody, budgetProblems, errorBody, goalIdParams, goalView, storedBudgets } from "@loopsmith/schemas";
 import { tenantOf } from "../auth";
 import { moveGoal, stateBefore } from "../moves";
 import type { Services } from "../services";
@@ -61,13 +61,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
         if (!isState(resume)) throw new LoopSmithError("LS_ERR_GOAL_STATE", `cannot resume ${resume}`);
         const current = storedBudgets(goal.budgets, goal.maxAttempts);
         const b = body.budget ?? {};
-        const problems: { path: string; message: string }[] = [];
-        if (b.max_tokens !== undefined && b.max_tokens > s.budgets.LIMIT_MAX_TOKENS)
-          problems.push({ path: "body.budget.max_tokens", message: `exceeds this server's maximum ${s.budgets.LIMIT_MAX_TOKENS}` });
-        if (b.max_cost_usd !== undefined && b.max_cost_usd > s.budgets.LIMIT_MAX_COST_USD)
-          problems.push({ path: "body.budget.max_cost_usd", message: `exceeds this server's maximum ${s.budgets.LIMIT_MAX_COST_USD}` });
-        if (b.max_wall_seconds !== undefined && b.max_wall_seconds > s.budgets.LIMIT_MAX_WALL_SECONDS)
-          problems.push({ path: "body.budget.max_wall_seconds", message: `exceeds this server's maximum ${s.budgets.LIMIT_MAX_WALL_SECONDS}` });
+        const problems = budgetProblems(b, s.budgets);
         if (problems.length) throw new LoopSmithError("LS_ERR_VALIDATION", "The request is invalid.", problems);
         const budgets = {
           ...current,
