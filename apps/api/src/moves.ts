@@ -24,6 +24,7 @@ export async function moveGoal(
   s: Services,
   scope: { tenantId: string | null; id: string },
   decide: (goal: Goal) => ApiMove | Promise<ApiMove>,
+  log?: { warn: (obj: object, msg: string) => void },
 ): Promise<{ from: string; to: string; version: number }> {
   for (let i = 0; ; i++) {
     const goal = UUID.test(scope.id)
@@ -56,8 +57,14 @@ export async function moveGoal(
           if (event) await createDelivery(tx, goal, event);
         },
       });
-      await enqueuePendingDeliveries(s.prisma, s.webhookQueue, s.webhooks, goal.id);
-      if ((WORKING_STATES as readonly string[]).includes(move.to)) await s.enqueue({ goalId: goal.id, version });
+      try {
+        await enqueuePendingDeliveries(s.prisma, s.webhookQueue, s.webhooks, goal.id);
+        if ((WORKING_STATES as readonly string[]).includes(move.to)) await s.enqueue({ goalId: goal.id, version });
+      } catch (err) {
+        // The move is committed and stands. What it schedules is found again by a runner's sweep (a goal in
+        // a working state without a job, a delivery never attempted), so the client is told the truth: done.
+        log?.warn({ err, goalId: goal.id }, "scheduling after an API move failed; the runner sweep will reschedule");
+      }
       return { from: move.from, to: move.to, version };
     } catch (e) {
       if (errorCodeOf(e) === "LS_ERR_STALE_VERSION" && i < CAS_RETRIES) continue;

@@ -23,6 +23,9 @@ export const runnerConfigSchema = baseConfigSchema
     // removed by any other runner's sweep.
     HEARTBEAT_TTL_MS: z.coerce.number().int().min(1000).default(30_000),
     SWEEP_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    // The sweep reschedules a goal (or a webhook delivery) only after it has been quiet this long: its job
+    // may be a moment away.
+    SWEEP_QUIET_MS: z.coerce.number().int().min(1000).default(60_000),
     // Progress guard: the same attempt outcome STUCK_REPEATS times within the last STUCK_WINDOW attempts
     // ends the goal failed/stuck.
     STUCK_REPEATS: z.coerce.number().int().min(2).default(3),

@@ -9,7 +9,7 @@ import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machi
 import type { LoopModel } from "@loopsmith/models";
 import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
-import { createDeliveryWorker, createWebhookQueue, enqueuePendingDeliveries } from "@loopsmith/webhooks";
+import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
@@ -43,7 +43,7 @@ export interface Runner {
    */
   heartbeat(): Promise<void>;
   /** One pass of housekeeping: dead runners' containers, goals whose step job was lost. */
-  sweep(): Promise<{ containers: number; requeued: number; parked: number }>;
+  sweep(): Promise<{ containers: number; requeued: number; parked: number; deliveries: number }>;
   /** Finishes the steps in hand (or, with force, releases them) and closes the queue handles. */
   close(force?: boolean): Promise<void>;
 }
@@ -132,7 +132,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     // A goal in a working state must have a step job; one whose job is gone (Redis lost it) is
     // rescheduled, one whose job failed outright is parked in errored. Recent goals are left alone: their
     // job may be a moment away.
-    const quietSince = new Date(Date.now() - Math.max(60_000, 2 * config.WORKER_LOCK_MS));
+    const quietSince = new Date(Date.now() - config.SWEEP_QUIET_MS);
     const goals = await prisma.goal.findMany({
       where: { queuePrefix: deps.prefix, state: { in: [...WORKING_STATES] }, updatedAt: { lt: quietSince } },
       select: { id: true, version: true },
@@ -151,7 +151,15 @@ export function createRunner(deps: RunnerDeps): Runner {
         parked++;
       }
     }
-    return { containers, requeued, parked };
+    // Likewise a webhook delivery never attempted: its enqueue after the commit may have failed (Redis down).
+    // Enqueueing is idempotent (job id = delivery id), so one whose job exists is left as it is.
+    const deliveries = await prisma.webhookDelivery.findMany({
+      where: { status: "pending", attempts: 0, createdAt: { lt: quietSince }, goal: { queuePrefix: deps.prefix } },
+      select: { id: true },
+      take: 100,
+    });
+    for (const d of deliveries) await enqueueDelivery(webhookQueue, d.id, config);
+    return { containers, requeued, parked, deliveries: deliveries.length };
   };
 
   const timers: NodeJS.Timeout[] = [];

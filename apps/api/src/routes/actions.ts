@@ -34,7 +34,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
       await moveGoal(opts.deps(), { tenantId: tenant.id, id: req.params.id }, () => ({
         event: { type: "CANCELLED" },
         detail: { by: "client", api_key_tenant: tenant.id },
-      }));
+      }), req.log);
       return view(tenant.id, req.params.id);
     },
   );
@@ -69,7 +69,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
           approval_threshold_usd: body.approval_threshold_usd ?? null,
         };
         return { event: { type: "APPROVED", resume }, detail: { by: "client", budgets }, budgets };
-      });
+      }, req.log);
       return view(tenant.id, req.params.id);
     },
   );
@@ -91,7 +91,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
         event: { type: "REJECTED" },
         detail: { by: "client" },
         failureMessage: "The client rejected the spending request.",
-      }));
+      }), req.log);
       return view(tenant.id, req.params.id);
     },
   );

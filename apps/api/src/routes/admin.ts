@@ -98,7 +98,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
         const resume = await stateBefore(s, goal);
         if (!isState(resume)) throw new LoopSmithError("LS_ERR_GOAL_STATE", `cannot resume ${resume}`);
         return { event: { type: "RETRIED", resume }, detail: { by: "operator" } };
-      });
+      }, req.log);
       return reply.status(202).send({ goal_id: req.params.id, state: moved.to, version: moved.version });
     },
   );
