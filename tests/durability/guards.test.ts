@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeAnswer, type FakeOpenAI } from "../../packages/models/test/support/fake-openai";
 import { demoGoal, demoScript, EXPECTED_TAPE, INSPECT_VERIFIED, program, SCRIPT_CORRECT, SCRIPT_CRASHES, scriptedGoal } from "../../scripts/demo/scenario";
+import { Webhook } from "standardwebhooks";
+import { startReceiver } from "../../packages/webhooks/test/support";
 import { startLoop, type Loop } from "../support/loop";
 import { containersOf, settledCalls, sleep, tapeRows, waitUntil } from "./helpers";
 
@@ -165,6 +167,51 @@ describe("approval threshold", () => {
     expect(approved.body.state).toBe("plan");
     const goal = await loop.waitForEnd(id, 60_000);
     expect(goal.tape).toBe("plan → awaiting_approval → plan → generate → execute → inspect → verified");
+  });
+
+  it("approve can raise the budget: a goal whose cost cap would stop it goes on and verifies", async () => {
+    const before = fake.requests.length;
+    const receiver = await startReceiver([204]);
+    const res = await loop.post(
+      demoGoal({ model: { provider: "openai-compatible" }, approval_threshold_usd: THRESHOLD_USD, budget: { max_cost_usd: 2.05 }, webhook: { url: receiver.url } }),
+    );
+    const id = res.body.id as string;
+    const waiting = await loop.waitForEnd(id, 30_000);
+    expect(waiting.tape).toBe("plan → generate → awaiting_approval");
+    // The client hears about the request for approval, signed like every event.
+    const asked = await waitUntil("the goal.awaiting_approval webhook", async () => receiver.received[0]);
+    const event = new Webhook(loop.tenant.webhook_secret).verify(asked.body, asked.headers as Record<string, string>) as { type: string; data: { state: string } };
+    expect(event).toMatchObject({ type: "goal.awaiting_approval", data: { state: "awaiting_approval" } });
+    // Over the server's maximum: refused with its path, and the goal keeps waiting.
+    const tooMuch = await loop.request("POST", `/goals/${id}/approve`, { body: { budget: { max_cost_usd: 10_000 } } });
+    expect(tooMuch.status).toBe(400);
+    expect(JSON.stringify(tooMuch.body)).toContain("body.budget.max_cost_usd");
+    expect((await loop.get(id)).body.state).toBe("awaiting_approval");
+
+    const approved = await loop.request("POST", `/goals/${id}/approve`, { body: { budget: { max_cost_usd: 10 }, approval_threshold_usd: null } });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.budgets).toMatchObject({ max_cost_usd: 10, approval_threshold_usd: null });
+    const goal = await loop.waitForEnd(id, 60_000);
+    expect(goal.state).toBe("verified");
+    expect(fake.requests.slice(before).map(schemaOf)).toEqual(["Plan", "GeneratedCode", "Inspection"]);
+    await waitUntil("the goal.verified webhook", async () => receiver.received[1]);
+    expect(receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type)).toEqual(["goal.awaiting_approval", "goal.verified"]);
+    await receiver.close();
+  });
+
+  it("without approval, the same cost cap ends the goal failed/budget_cost before the call that would cross it", async () => {
+    const before = fake.requests.length;
+    const res = await loop.post(demoGoal({ model: { provider: "openai-compatible" }, budget: { max_cost_usd: 2.05 } }));
+    const goal = await loop.waitForEnd(res.body.id as string, 30_000);
+    expect(goal.state).toBe("failed");
+    expect(goal.failure_reason).toBe("budget_cost");
+    expect(goal.tape).toBe("plan → generate → failed");
+    // The planner's $2.01 is all that was spent: the generator's call was never made.
+    expect(fake.requests.slice(before).map(schemaOf)).toEqual(["Plan"]);
+    expect(goal.cost.cost_usd).toBeCloseTo(2.01, 6);
+    expect(goal.cost.cost_usd).toBeLessThanOrEqual(2.05);
+    expect(goal.failure_report).toMatchObject({ reason: "budget_cost" });
+    expect(goal.failure_report!.message).toMatch(/\$2\.05 budget/);
   });
 
   it("reject ends it failed/rejected", async () => {
