@@ -164,3 +164,32 @@ export async function ensureDockerd(): Promise<void> {
   await run("bash", ["-c", DOCKERD_START], { env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", HOME: process.env.HOME ?? "/root" } });
   await waitUntil("the Docker engine to answer", dockerUp, 60_000, 250);
 }
+
+// ------------------------------------------------------------------------------------------ Postgres
+// scripts/setup.sh starts the newest installed cluster "main" with `pg_ctlcluster <version> main start`.
+async function pgCluster(): Promise<string> {
+  const { stdout } = await run("bash", ["-c", "ls /usr/lib/postgresql | sort -V | tail -1"]);
+  return stdout.trim();
+}
+
+async function pgAnswers(): Promise<boolean> {
+  try {
+    await run("pg_isready", ["-h", "127.0.0.1", "-p", "5432", "-t", "2"]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops Postgres at once (`-m fast`: open connections are cut, as in a crash or a failover). */
+export async function stopPostgres(): Promise<void> {
+  await run("pg_ctlcluster", [await pgCluster(), "main", "stop", "-m", "fast"]).catch(() => undefined);
+  await waitUntil("Postgres to stop answering", async () => !(await pgAnswers()), 15_000, 100);
+}
+
+/** Starts Postgres the way setup.sh does, when it is not answering, and waits until it accepts connections. */
+export async function ensurePostgres(): Promise<void> {
+  if (await pgAnswers()) return;
+  await run("pg_ctlcluster", [await pgCluster(), "main", "start"]).catch(() => undefined);
+  await waitUntil("Postgres to accept connections", pgAnswers, 30_000, 250);
+}

@@ -1,4 +1,5 @@
-// The services under a running goal go away and come back: Redis restarted empty mid-execution; the
+// The services under a running goal go away and come back: Redis restarted empty mid-execution; Postgres
+// down when an execution ends (its move cannot be written); the
 // Docker engine stopped while the goal waits on a slow model, and stopped in the middle of an execution,
 // both back within the step retries; and the engine down past the retry cap (the goal is parked in
 // `errored`, listed as a dead letter, and an operator's retry finishes it). Whatever happens, the services
@@ -10,7 +11,7 @@ import { startLoop, type GoalView, type Loop } from "../support/loop";
 import { startRunnerProcess, type RunnerProcess } from "../support/runner-process";
 import type { FakeOpenAI } from "../../packages/models/test/support/fake-openai";
 import {
-  containersOf, dockerUp, ensureDockerd, ensureRedis, fakeEnv, fakeGoal, fakeProvider, schemaOf, sleep, stopDockerd, stopRedis, tapeRows, TERMINAL, waitUntil,
+  containersOf, dockerUp, ensureDockerd, ensurePostgres, ensureRedis, fakeEnv, fakeGoal, fakeProvider, schemaOf, sleep, stopDockerd, stopPostgres, stopRedis, tapeRows, TERMINAL, waitUntil,
 } from "./helpers";
 
 const ADMIN_API_KEY = "durability-admin-key-0123456789abcdef";
@@ -88,7 +89,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Services first: closing the loops needs Redis.
-  await Promise.allSettled([ensureRedis(), ensureDockerd()]);
+  await Promise.allSettled([ensureRedis(), ensureDockerd(), ensurePostgres()]);
   await Promise.allSettled(runners.map((r) => r.kill()));
   for (const l of loops) await l.close().catch(() => undefined);
   for (const f of fakes) await f.close().catch(() => undefined);
@@ -125,6 +126,40 @@ describe("infrastructure restarts under a running goal", () => {
     note(
       `Redis: stopped ${restartedAt - stoppedAt} ms during execution 1 (SHUTDOWN NOSAVE, restarted empty); tape ${goal.tape}; ` +
         `attempts ${goal.attempts} (reference ${slowRef.attempts}); runner survived; ended ${new Date(goal.finished_at!).getTime() - restartedAt} ms after the restart; runner warnings: ${complaints(r)}`,
+    );
+  });
+
+  it("Postgres down when an execution ends: the move cannot be written, the step is retried once it is back, no attempt spent", async () => {
+    const loop = await newLoop();
+    const r = await runner(loop.prefix, "infra-postgres");
+    const res = await loop.post(slowGoal());
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    await waitUntil("the first execution's container", async () => (await containersOf(r.id)).some((c) => c.state === "running"), 30_000, 50);
+    const stoppedAt = Date.now();
+    try {
+      await stopPostgres();
+      // The program finishes while the database is gone: its result cannot be committed.
+      await waitUntil("the first execution to end", async () => (await containersOf(r.id)).length === 0, 30_000, 100);
+      await sleep(1000);
+    } finally {
+      await ensurePostgres();
+    }
+    const restartedAt = Date.now();
+
+    await loop.waitForEnd(id, 90_000);
+    const goal = await assertLike(loop, id, slowRef);
+    expect(goal.tape).toBe(slowRef.tape);
+    // The uncommitted run left nothing behind and spent nothing: it simply ran again.
+    expect(goal.attempts).toBe(slowRef.attempts);
+    expect(goal.executions.map((e) => e.exit_code)).toEqual(slowRef.executions.map((e) => e.exit_code));
+    const failures = r.output().split("\n").filter((l) => l.includes(`"goalId":"${id}"`) && l.includes('"msg":"goal step failed"')).length;
+    expect(failures).toBeGreaterThanOrEqual(1);
+    expect(r.alive()).toBe(true);
+    await r.stop();
+    note(
+      `Postgres: stopped (-m fast) during execution 1 for ${restartedAt - stoppedAt} ms, past the program's end; the step failed ${failures} time(s) and ran again; ` +
+        `tape ${goal.tape}; attempts ${goal.attempts} (reference ${slowRef.attempts}); runner warnings: ${complaints(r)}`,
     );
   });
 
