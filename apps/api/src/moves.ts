@@ -1,7 +1,7 @@
 // Goal moves the API makes on a client's (or operator's) behalf: cancel, approve, reject, retry. They go
 // through the same transition table and the same compare-and-set writer as the runner's moves.
 import { errorCodeOf, LoopSmithError } from "@loopsmith/core";
-import { advanceGoal, asJson, type Goal, UUID } from "@loopsmith/db";
+import { advanceGoal, asJson, goalsOf, type Goal, UUID } from "@loopsmith/db";
 import { IllegalTransition, isState, isTerminal, transition, type MachineEvent, WORKING_STATES } from "@loopsmith/machine";
 import { createDelivery, enqueuePendingDeliveries, eventForState } from "@loopsmith/webhooks";
 import type { Services } from "./services";
@@ -27,9 +27,13 @@ export async function moveGoal(
   log?: { warn: (obj: object, msg: string) => void },
 ): Promise<{ from: string; to: string; version: number }> {
   for (let i = 0; ; i++) {
-    const goal = UUID.test(scope.id)
-      ? await s.prisma.goal.findFirst({ where: { id: scope.id, ...(scope.tenantId ? { tenantId: scope.tenantId } : {}) } })
-      : null;
+    // Operators (tenantId null) act on any tenant's goal; clients only through their tenant.
+    const goal =
+      scope.tenantId !== null
+        ? await goalsOf(s.prisma, scope.tenantId).find(scope.id)
+        : UUID.test(scope.id)
+          ? await s.prisma.goal.findUnique({ where: { id: scope.id } })
+          : null;
     if (!goal) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${scope.id}.`);
     if (!isState(goal.state) || isTerminal(goal.state))
       throw new LoopSmithError("LS_ERR_GOAL_STATE", `The goal already ended in ${goal.state}.`, { state: goal.state });

@@ -43,3 +43,6 @@ export {
 
 // Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
 export { buildFailureReport, loadGoalView, transitionRow, UUID } from "./goal-view";
+
+// A tenant's goals: the scoped reads and writes the API makes on a client's behalf.
+export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";

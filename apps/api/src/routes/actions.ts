@@ -1,7 +1,7 @@
 // What a client may do to a running goal: cancel it, and answer an approval request.
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { loadGoalView } from "@loopsmith/db";
+import { goalsOf } from "@loopsmith/db";
 import { isState } from "@loopsmith/machine";
 import { approveBody, budgetProblems, errorBody, goalIdParams, goalView, storedBudgets } from "@loopsmith/schemas";
 import { tenantOf } from "../auth";
@@ -12,7 +12,7 @@ const errors = { 401: errorBody, 404: errorBody, 409: errorBody, 429: errorBody 
 
 export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async (app, opts) => {
   const view = async (tenantId: string, id: string) => {
-    const v = await loadGoalView(opts.deps().prisma, { tenantId, id });
+    const v = await goalsOf(opts.deps().prisma, tenantId).view(id);
     if (!v) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${id}.`);
     return v;
   };

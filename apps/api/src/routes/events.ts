@@ -5,7 +5,7 @@ import type { ServerResponse } from "node:http";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { transitionRow, UUID, type PrismaClient } from "@loopsmith/db";
+import { goalsOf, transitionRow, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal } from "@loopsmith/machine";
 import { errorBody, goalIdParams } from "@loopsmith/schemas";
 import { tenantOf } from "../auth";
@@ -79,7 +79,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app,
       const tenant = tenantOf(req);
       const { prisma } = opts.deps();
       const id = req.params.id;
-      const goal = UUID.test(id) ? await prisma.goal.findFirst({ where: { id, tenantId: tenant.id }, select: { id: true } }) : null;
+      const goal = await goalsOf(prisma, tenant.id).find(id);
       if (!goal) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${id}.`);
       const resume = req.headers["last-event-id"] ?? req.query.last_event_id;
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { createGoal, loadGoalView, UUID } from "@loopsmith/db";
+import { goalsOf, UUID } from "@loopsmith/db";
 import { resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
   createGoalBody,
@@ -79,6 +79,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     async (req, reply) => {
       const deps = opts.deps();
       const tenant = tenantOf(req);
+      const goals = goalsOf(deps.prisma, tenant.id);
       const body = req.body;
       const key = req.headers["idempotency-key"];
       const requestHash = createHash("sha256").update(stableJson(body)).digest("hex");
@@ -89,10 +90,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       };
       const replay = async () => {
         if (!key) return null;
-        const prior = await deps.prisma.goal.findUnique({
-          where: { tenantId_idempotencyKey: { tenantId: tenant.id, idempotencyKey: key } },
-          select: { id: true, requestHash: true },
-        });
+        const prior = await goals.byIdempotencyKey(key);
         if (!prior) return null;
         if (prior.requestHash !== requestHash)
           throw new LoopSmithError("LS_ERR_IDEMPOTENCY_CONFLICT", undefined, [{ path: "headers.idempotency-key", message: `already used for goal ${prior.id} with a different body` }]);
@@ -110,8 +108,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       }
       let goal: { id: string; version: number };
       try {
-        goal = await createGoal(deps.prisma, {
-          tenantId: tenant.id,
+        goal = await goals.create({
           idempotencyKey: key ?? null,
           requestHash,
           webhook: body.webhook ?? null,
@@ -158,16 +155,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const tenant = tenantOf(req);
       const { state, limit, cursor } = req.query;
       const after = cursor ? decodeCursor(cursor) : null;
-      const rows = await opts.deps().prisma.goal.findMany({
-        where: {
-          tenantId: tenant.id,
-          ...(state ? { state } : {}),
-          ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
-        },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        take: limit + 1,
-        select: { id: true, objective: true, state: true, verified: true, failureReason: true, attempts: true, createdAt: true, updatedAt: true, finishedAt: true },
-      });
+      const rows = await goalsOf(opts.deps().prisma, tenant.id).list({ state, limit, before: after ?? undefined });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
@@ -198,7 +186,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       },
     },
     async (req) => {
-      const view = await loadGoalView(opts.deps().prisma, { tenantId: tenantOf(req).id, id: req.params.id });
+      const view = await goalsOf(opts.deps().prisma, tenantOf(req).id).view(req.params.id);
       if (!view) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${req.params.id}.`);
       return view;
     },
