@@ -1,7 +1,7 @@
 // The public surface around goals (issue #4): API keys and tenants, idempotent submits, the goal list and
 // cancel. Through the HTTP API (app.inject) against real Postgres, Redis and Docker.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant, loadGoalView, type CreatedTenant } from "@loopsmith/db";
+import { createTenant, goalsOf, loadGoalView, type CreatedTenant } from "@loopsmith/db";
 import { dockerClient, RUNNER_LABEL, SANDBOX_LABEL } from "@loopsmith/sandbox";
 import { spawnTs } from "../../scripts/lib/proc";
 import { demoGoal, program, scriptedGoal } from "../../scripts/demo/scenario";
@@ -91,10 +91,21 @@ describe("tenant isolation", () => {
     expect(theirs.body.state).not.toBe("cancelled");
   });
 
-  it("is enforced in the data layer: the view loader finds nothing through another tenant", async () => {
-    const id = await submit();
+  it("is enforced in the data layer: another tenant's accessor finds, views, lists and replays nothing", async () => {
+    const key = `scoped-${loop.prefix}`;
+    const res = await loop.post(demoGoal(), { headers: { "idempotency-key": key } });
+    const id = res.body.id as string;
     expect(await loadGoalView(loop.prisma, { tenantId: other.tenant_id, id })).toBeNull();
     expect((await loadGoalView(loop.prisma, { tenantId: loop.tenant.tenant_id, id }))?.id).toBe(id);
+    const theirs = goalsOf(loop.prisma, other.tenant_id);
+    const mine = goalsOf(loop.prisma, loop.tenant.tenant_id);
+    expect(await theirs.find(id)).toBeNull();
+    expect(await theirs.view(id)).toBeNull();
+    expect(await theirs.byIdempotencyKey(key)).toBeNull();
+    expect((await theirs.list({ limit: 100 })).map((g) => g.id)).not.toContain(id);
+    expect((await mine.find(id))?.id).toBe(id);
+    expect((await mine.byIdempotencyKey(key))?.id).toBe(id);
+    expect((await mine.list({ limit: 100 })).map((g) => g.id)).toContain(id);
   });
 });
 
