@@ -19,6 +19,11 @@ const ADMIN_API_KEY = "durability-admin-key-0123456789abcdef";
 const SLOW_FIRST = `import time\ntime.sleep(4)\n${SCRIPT_CRASHES}`;
 const slowGoal = () => scriptedGoal({ generate: program(SLOW_FIRST, "First version: sum revenue per region.") });
 
+/** The runner's log lines saying a step of goal `id` failed (and will be retried or parked). */
+function stepFailures(r: RunnerProcess, id: string): string[] {
+  return r.output().split("\n").filter((l) => l.includes(`"goalId":"${id}"`) && l.includes('"msg":"goal step failed"'));
+}
+
 /** The runner's warnings and errors, counted by message: what the outage looked like from inside. */
 function complaints(r: RunnerProcess): string {
   const counts = new Map<string, number>();
@@ -153,7 +158,7 @@ describe("infrastructure restarts under a running goal", () => {
     // The uncommitted run left nothing behind and spent nothing: it simply ran again.
     expect(goal.attempts).toBe(slowRef.attempts);
     expect(goal.executions.map((e) => e.exit_code)).toEqual(slowRef.executions.map((e) => e.exit_code));
-    const failures = r.output().split("\n").filter((l) => l.includes(`"goalId":"${id}"`) && l.includes('"msg":"goal step failed"')).length;
+    const failures = stepFailures(r, id).length;
     expect(failures).toBeGreaterThanOrEqual(1);
     expect(r.alive()).toBe(true);
     await r.stop();
@@ -193,7 +198,7 @@ describe("infrastructure restarts under a running goal", () => {
     }
     const restartedAt = Date.now();
     await loop.waitForEnd(id, 60_000);
-    const failures = r.output().split("\n").filter((l) => l.includes(`"goalId":"${id}"`) && l.includes('"msg":"goal step failed"')).length;
+    const failures = stepFailures(r, id).length;
     expect(failures).toBeGreaterThanOrEqual(1);
     const goal = await assertLike(loop, id, fakeRef);
     expect(goal.tape).toBe(fakeRef.tape);
@@ -234,7 +239,7 @@ describe("infrastructure restarts under a running goal", () => {
     // program's own outcome, spending an attempt on an outage and showing the inspector a fake crash.
     expect(goal.executions.map((e) => e.exit_code)).toEqual(slowRef.executions.map((e) => e.exit_code));
     expect(goal.executions[0]!.stderr_tail).toMatch(/ValueError/);
-    const failures = r.output().split("\n").filter((l) => l.includes(`"goalId":"${id}"`) && l.includes('"msg":"goal step failed"'));
+    const failures = stepFailures(r, id);
     expect(failures.length).toBeGreaterThanOrEqual(1);
     await r.stop();
     note(

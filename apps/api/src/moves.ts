@@ -3,7 +3,7 @@
 import { errorCodeOf, LoopSmithError } from "@loopsmith/core";
 import { advanceGoal, asJson, goalsOf, type Goal, UUID } from "@loopsmith/db";
 import { IllegalTransition, isState, isTerminal, transition, type MachineEvent, WORKING_STATES } from "@loopsmith/machine";
-import { createDelivery, enqueuePendingDeliveries, eventForState } from "@loopsmith/webhooks";
+import { announceMove, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { Services } from "./services";
 
 export interface ApiMove {
@@ -55,11 +55,8 @@ export async function moveGoal(
         detail: asJson(m.detail),
         reason: move.reason,
         patch: m.budgets !== undefined ? { budgets: asJson(m.budgets) } : undefined,
-        failure: move.to === "failed" ? { message: m.failureMessage ?? move.reason ?? "failed" } : undefined,
-        effects: async (tx) => {
-          const event = eventForState(move.to);
-          if (event) await createDelivery(tx, goal, event);
-        },
+        failure: m.failureMessage ? { message: m.failureMessage } : undefined,
+        effects: (tx) => announceMove(tx, goal, move.to).then(() => undefined),
       });
       try {
         await enqueuePendingDeliveries(s.prisma, s.webhookQueue, s.webhooks, goal.id);

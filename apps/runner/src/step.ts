@@ -5,7 +5,7 @@ import { advanceGoal, asJson, type Goal, type PrismaClient } from "@loopsmith/db
 import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
 import { modelSpec, storedBudgets, type GoalJob } from "@loopsmith/schemas";
-import { createDelivery, eventForState } from "@loopsmith/webhooks";
+import { announceMove, eventForState } from "@loopsmith/webhooks";
 import { HANDLERS, StepStop, type StepDeps, type StepResult } from "./states";
 
 export type StepOutcome =
@@ -78,11 +78,10 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
         ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
         ...(move.to === "verified" ? { verified: true, report: result.report as object } : {}),
       },
-      failure: move.to === "failed" ? (result.failure ?? { message: move.reason ?? "failed" }) : undefined,
+      failure: result.failure,
       effects: async (tx) => {
         await result.effects?.(tx);
-        const event = eventForState(move.to);
-        if (event) await createDelivery(tx, goal, event);
+        await announceMove(tx, goal, move.to);
       },
     });
     deps.log.info({ goalId: goal.id, from: move.from, to: move.to, version }, "goal moved");

@@ -5,6 +5,7 @@ import type { Queue } from "bullmq";
 import { LoopSmithError } from "@loopsmith/core";
 import { UUID, type DeliveryAttempt, type PrismaClient, type Tx, type WebhookDelivery } from "@loopsmith/db";
 import type { DeliveryView, WebhookEvent } from "@loopsmith/schemas";
+import { eventForState } from "./events";
 import { enqueueDelivery, type RetryConfig } from "./queue";
 
 export function newMessageId(): string {
@@ -33,6 +34,16 @@ export async function createDelivery(
     select: { id: true },
   });
   return row.id;
+}
+
+/**
+ * The webhook a move into `state` announces (verified, failed, cancelled, awaiting_approval), recorded in
+ * the move's own transaction. Every writer of goal moves (the runner's steps, the API's cancel/approve/
+ * reject/retry) calls this, so no move that should be announced can skip it.
+ */
+export async function announceMove(tx: Tx, goal: { id: string; tenantId: string; webhook: unknown }, state: string): Promise<string | null> {
+  const event = eventForState(state);
+  return event ? createDelivery(tx, goal, event) : null;
 }
 
 export function toDeliveryView(d: WebhookDelivery & { log: DeliveryAttempt[] }): DeliveryView {

@@ -4,7 +4,7 @@ export { webhookConfigSchema, type WebhookConfig } from "./config";
 export { checkWebhookUrl, assertWebhookUrl, type LookupAll, type ResolvedAddress, type UrlCheck, type UrlCheckOptions } from "./ssrf";
 export { signWebhook, type WebhookHeaders } from "./sign";
 export { WEBHOOK_EVENTS, eventForState, type WebhookEvent } from "./events";
-export { createDelivery, listDeliveries, loadDelivery, newMessageId, redeliver, toDeliveryView } from "./deliveries";
+export { announceMove, createDelivery, listDeliveries, loadDelivery, newMessageId, redeliver, toDeliveryView } from "./deliveries";
 export { createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries, type RetryConfig, type WebhookQueue } from "./queue";
 export { createDeliveryWorker, deliver, DeliveryFailed, type DeliveryWorkerDeps } from "./worker";
 export { MAX_RESPONSE_BYTES, USER_AGENT, postPinned, type PostResult } from "./post";
