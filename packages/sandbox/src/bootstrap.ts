@@ -3,8 +3,8 @@
 // stops: so files travel through the process's own stdin and stdout instead.
 //
 // Protocol (one run per container):
-//   stdin:  one JSON line {marker, argv, limits} followed by a tar of the inputs (inputs/<name>) and the
-//           script (<filename>), all extracted under /work.
+//   stdin:  one JSON line {marker, argv, limits} followed by a tar of the inputs (inputs/<name>), the work
+//           files (<relative path>) and the script (<filename>), all extracted under /work.
 //   then:   argv runs with cwd /work, stdin /dev/null, and the container's own stdout/stderr.
 //   stdout: whatever the program printed, then the marker, one JSON line {exitCode, errors}, and a tar of
 //           the regular files under /work/out. The marker is random per run and reaches the container only

@@ -27,6 +27,11 @@ export interface RunRequest {
   files: SandboxFile[];
   /** The program, placed at /work/<filename>. */
   script?: { filename: string; source: string };
+  /**
+   * Further files under /work at a relative path (e.g. `tests/test_solution.py`, `.loopsmith/harness.py`),
+   * for material that must sit beside the program rather than among its inputs. Never under inputs/ or out/.
+   */
+  workFiles?: { path: string; content: Buffer }[];
   /** argv, run with cwd /work, e.g. ["python3", "analysis.py"]. */
   command: string[];
   /** The only variables the program sees besides the basics (PYTHON* variables, thread counts) (e.g. input paths). */
@@ -117,6 +122,9 @@ export const NAMESPACE_LABEL = "loopsmith.namespace";
 const DEADLINE_SLACK_MS = 60_000;
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+// A work file's path segments may also be hidden (".loopsmith"); "." and ".." never match.
+const WORK_SEGMENT = /^\.?[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const WORK_PATH_MAX = 255;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // After the container stops, Docker still has to flush the last frames of the attach stream.
 const STREAM_DRAIN_MS = 10_000;
@@ -423,13 +431,39 @@ function validate(req: RunRequest, limits: SandboxLimits): void {
     const n = req.script.filename;
     if (!SAFE_NAME.test(n) || n === "inputs" || n === "out") throw new Error(`sandbox: script filename ${JSON.stringify(n)} is not allowed`);
   }
+  validateWorkFiles(req);
   for (const [k, v] of Object.entries(req.env ?? {})) {
     if (!ENV_NAME.test(k) || v.includes("\0")) throw new Error(`sandbox: invalid environment variable ${JSON.stringify(k)}`);
   }
-  const inputBytes = req.files.reduce((n, f) => n + f.content.length, 0) + Buffer.byteLength(req.script?.source ?? "");
+  const inputBytes =
+    req.files.reduce((n, f) => n + f.content.length, 0) +
+    (req.workFiles ?? []).reduce((n, f) => n + f.content.length, 0) +
+    Buffer.byteLength(req.script?.source ?? "");
   // Inputs share the /work tmpfs with everything the program writes; refuse what could never fit.
   if (inputBytes > limits.workTmpfsBytes / 2) {
     throw new Error(`sandbox: inputs take ${inputBytes} bytes, more than half of the ${limits.workTmpfsBytes}-byte work area`);
+  }
+}
+
+function validateWorkFiles(req: RunRequest): void {
+  const files = new Set<string>();
+  const dirs = new Set<string>();
+  // The script is a file at /work: a work file may neither replace it nor need it to be a directory.
+  if (req.script) files.add(req.script.filename);
+  for (const f of req.workFiles ?? []) {
+    const p = f.path;
+    const bad = (why: string) => new Error(`sandbox: work file path ${JSON.stringify(p)} ${why}`);
+    if (typeof p !== "string" || p.length === 0 || p.length > WORK_PATH_MAX) throw bad(`must be 1-${WORK_PATH_MAX} characters`);
+    const segments = p.split("/");
+    if (!segments.every((s) => WORK_SEGMENT.test(s))) throw bad("must be relative, with plain (optionally dot-prefixed) names and no . or ..");
+    if (segments[0] === "inputs" || segments[0] === "out") throw bad("must not be under inputs/ or out/ (inputs go in files, out/ is the program's)");
+    if (files.has(p) || dirs.has(p)) throw bad(req.script?.filename === p ? "clashes with the script" : "is given twice or is also a directory");
+    for (let i = 1; i < segments.length; i++) {
+      const dir = segments.slice(0, i).join("/");
+      if (files.has(dir)) throw bad(`needs ${dir} to be a directory, but it is a file`);
+      dirs.add(dir);
+    }
+    files.add(p);
   }
 }
 
@@ -462,6 +496,7 @@ async function packInputs(req: RunRequest): Promise<Buffer> {
       pack.entry({ name, size: content.length, mode: 0o644, type: "file" }, content, (err) => (err ? reject(err) : resolve()));
     });
   for (const f of req.files) await add(`inputs/${f.name}`, f.content);
+  for (const f of req.workFiles ?? []) await add(f.path, f.content);
   if (req.script) await add(req.script.filename, Buffer.from(req.script.source, "utf8"));
   pack.finalize();
   await done;

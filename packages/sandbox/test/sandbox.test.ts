@@ -221,6 +221,52 @@ describe("docker sandbox", () => {
     expect(res.exitCode).toBe(137);
   });
 
+  it("places work files at their relative paths under /work, beside the script", async () => {
+    const res = await py(
+      [
+        "import os",
+        "print(open('tests/test_solution.py').read())",
+        "print(open('/work/.loopsmith/harness.py').read())",
+        "print(sorted(os.listdir('/work')))",
+      ].join("\n"),
+      {
+        files: [{ name: "data.csv", content: Buffer.from("a\n1\n") }],
+        workFiles: [
+          { path: "tests/test_solution.py", content: Buffer.from("def test_x(): pass") },
+          { path: ".loopsmith/harness.py", content: Buffer.from("HARNESS") },
+        ],
+      },
+    );
+    expect(res.stderr).toBe("");
+    expect(res.stdout).toBe("def test_x(): pass\nHARNESS\n['.loopsmith', 'analysis.py', 'inputs', 'out', 'tests']\n");
+    // Work files are material for the run, not output: nothing of them comes back as an artifact.
+    expect(res.artifacts).toEqual([]);
+  });
+
+  it("refuses work file paths that are absolute, escape /work, reach inputs/ or out/, or clash", async () => {
+    const run = (paths: string[], script = true) =>
+      sandbox.run({
+        files: [],
+        ...(script ? { script: { filename: "analysis.py", source: "pass" } } : {}),
+        workFiles: paths.map((path) => ({ path, content: Buffer.from("x") })),
+        command: ["true"],
+        timeoutMs: 1000,
+      });
+    for (const p of ["/etc/passwd", "../x", "tests/../../x", "a/./b", "a//b", "", "a/", ".", "..", "inputs/x.csv", "out/result.json", "out",
+      "tests/ü.py", "a/b c", "x".repeat(300)]) {
+      await expect(run([p]), p).rejects.toThrow(/work file path/);
+    }
+    await expect(run(["analysis.py"])).rejects.toThrow(/clashes with the script/);
+    await expect(run(["analysis.py/x"])).rejects.toThrow(/is a file/);
+    await expect(run(["t/a.py", "t/a.py"])).rejects.toThrow(/given twice/);
+    await expect(run(["t", "t/a.py"])).rejects.toThrow(/is a file/);
+    await expect(run(["t/a.py", "t"])).rejects.toThrow(/also a directory/);
+    // The size limit counts work files with the inputs: the /work tmpfs holds them all.
+    await expect(
+      sandbox.run({ files: [], workFiles: [{ path: "big.bin", content: Buffer.alloc(33 * 1024 * 1024) }], command: ["true"], timeoutMs: 1000 }),
+    ).rejects.toThrow(/more than half/);
+  });
+
   it("rejects input names that are not plain file names", async () => {
     await expect(sandbox.run({ files: [{ name: "../x", content: Buffer.from("") }], command: ["true"], timeoutMs: 1000 })).rejects.toThrow(
       /not a plain file name/,
