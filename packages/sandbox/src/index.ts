@@ -3,3 +3,4 @@ export * from "./image";
 export * from "./output";
 export { BOOTSTRAP_PY } from "./bootstrap";
 export * from "./connect";
+export * from "./storable";

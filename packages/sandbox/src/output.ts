@@ -42,19 +42,77 @@ export class ClippedCapture {
     }
     if (chunk.length === 0 || this.tailCap === 0) return;
     // Copy, so that a retained slice never pins a large chunk in memory.
-    this.tail = Buffer.from(Buffer.concat([this.tail, chunk]).subarray(-this.tailCap));
+    this.tail =
+      chunk.length >= this.tailCap
+        ? Buffer.from(chunk.subarray(chunk.length - this.tailCap))
+        : Buffer.from(Buffer.concat([this.tail, chunk]).subarray(-this.tailCap));
   }
 
+  /** Bytes printed but not in text(): the middle, plus any partial UTF-8 character at either cut. */
   get clippedBytes(): number {
-    return this.total - this.headLen - this.tail.length;
+    return this.parts().clipped;
   }
 
   text(): string {
-    const head = Buffer.concat(this.head).toString("utf8");
-    const clipped = this.clippedBytes;
-    if (clipped === 0) return head + this.tail.toString("utf8");
-    return `${head}\n…[clipped ${clipped} bytes]…\n${this.tail.toString("utf8")}`;
+    return this.decoded().text;
   }
+
+  /** The text, and how many invalid UTF-8 sequences the program printed (each shown as U+FFFD). */
+  decoded(): { text: string; invalidUtf8: number } {
+    const { head, tail, clipped } = this.parts();
+    if (clipped === 0) {
+      // Decoded as one buffer: a character split between head and tail must not become two U+FFFD.
+      const all = Buffer.concat([head, tail]);
+      return { text: all.toString("utf8"), invalidUtf8: invalidSequences(all) };
+    }
+    return {
+      text: `${head.toString("utf8")}\n…[clipped ${clipped} bytes]…\n${tail.toString("utf8")}`,
+      invalidUtf8: invalidSequences(head) + invalidSequences(tail),
+    };
+  }
+
+  private parts(): { head: Buffer; tail: Buffer; clipped: number } {
+    let head = Buffer.concat(this.head);
+    let tail = this.tail;
+    const gap = this.total - head.length - tail.length;
+    if (gap === 0) return { head, tail, clipped: 0 };
+    // Cut at character boundaries, so that clipping never invents an invalid sequence the program did not print.
+    head = head.subarray(0, utf8End(head));
+    tail = tail.subarray(utf8Start(tail));
+    return { head, tail, clipped: this.total - head.length - tail.length };
+  }
+}
+
+/** Length of `b` without a trailing, incomplete UTF-8 character. */
+function utf8End(b: Buffer): number {
+  for (let i = b.length - 1; i >= Math.max(0, b.length - 4); i--) {
+    const c = b[i]!;
+    if (c < 0x80) return b.length;
+    if (c >= 0xc0) {
+      const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+      return i + need > b.length ? i : b.length;
+    }
+  }
+  return b.length;
+}
+
+/** Offset of the first byte of `b` that is not the continuation of a character cut off before it. */
+function utf8Start(b: Buffer): number {
+  let i = 0;
+  while (i < Math.min(3, b.length) && (b[i]! & 0xc0) === 0x80) i++;
+  return i;
+}
+
+/** Invalid sequences in `b`: U+FFFD produced by decoding, minus the ones the program printed as such. */
+function invalidSequences(b: Buffer): number {
+  const text = b.toString("utf8");
+  let decoded = 0;
+  for (let i = text.indexOf("\uFFFD"); i >= 0; i = text.indexOf("\uFFFD", i + 1)) decoded++;
+  if (decoded === 0) return 0;
+  const literal = Buffer.from([0xef, 0xbf, 0xbd]);
+  let printed = 0;
+  for (let i = b.indexOf(literal); i >= 0; i = b.indexOf(literal, i + 3)) printed++;
+  return decoded - printed;
 }
 
 /**

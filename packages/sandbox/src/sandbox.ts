@@ -4,6 +4,7 @@ import type Docker from "dockerode";
 import * as tar from "tar-stream";
 import { BOOTSTRAP_PY } from "./bootstrap";
 import { BoundedBuffer, ClippedCapture, MarkerSplitter, createDemuxer } from "./output";
+import { Sanitiser } from "./storable";
 
 /** Where things live inside the container. Inputs are read-only by convention, outputs are collected. */
 export const SANDBOX_WORKDIR = "/work";
@@ -67,6 +68,11 @@ export interface RunResult {
   oomKilled: boolean;
   /** The caller aborted the run (RunRequest.signal) and the container was killed. */
   aborted: boolean;
+  /**
+   * What was changed so that the output can be stored (NUL shown as U+2400, invalid UTF-8 and unpaired
+   * surrogates as U+FFFD), one line per field. Every string of a RunResult is storable in Postgres text and jsonb.
+   */
+  notes: string[];
 }
 
 /**
@@ -352,19 +358,27 @@ export function createDockerSandbox(opts: {
         artifactErrors.push(...parsed.errors);
       }
 
+      // The program's bytes become strings here; nothing unstorable leaves this function.
+      const clean = new Sanitiser();
+      const out = stdout.decoded();
+      const err = stderr.decoded();
+      clean.invalidUtf8("stdout", out.invalidUtf8);
+      clean.invalidUtf8("stderr", err.invalidUtf8);
+      artifacts = artifacts.map((a) => ({ ...a, name: clean.clean((n) => `artifact ${JSON.stringify(n)}: its name had`, a.name) }));
       const result: RunResult = {
         exitCode,
         timedOut,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
+        stdout: clean.clean("stdout", out.text),
+        stderr: clean.clean("stderr", err.text),
         stdoutTruncatedBytes: stdout.clippedBytes,
         stderrTruncatedBytes: stderr.clippedBytes,
         durationMs,
         artifacts,
-        artifactErrors,
+        artifactErrors: artifactErrors.map((m) => clean.clean("an artifact error message", m)),
         imageId: id,
         oomKilled: state.OOMKilled === true,
         aborted,
+        notes: clean.notes,
       };
       log?.info(
         { container: container.id.slice(0, 12), exitCode, timedOut, durationMs, artifacts: artifacts.length, oomKilled: result.oomKilled },

@@ -202,6 +202,65 @@ describe("docker sandbox", () => {
     expect(JSON.stringify(res)).not.toContain("root:x:0");
   });
 
+  it("issue 16.4: refuses an output root replaced by a link to /etc, and returns nothing of /etc", async () => {
+    const res = await py("import os, shutil\nshutil.rmtree('out')\nos.symlink('/etc', 'out')\nprint(len(os.listdir('out')))\n");
+    expect(res.exitCode).toBe(0);
+    expect(Number(res.stdout)).toBeGreaterThan(10);
+    expect(res.artifacts).toEqual([]);
+    expect(res.artifactErrors).toEqual(["/work/out is a symlink, not a directory: refused, no artifacts collected"]);
+  });
+
+  it("issue 16.4: refuses an output root that is a regular file", async () => {
+    const res = await py("import shutil\nshutil.rmtree('out')\nopen('out', 'w').write('not a dir')\n");
+    expect(res.artifacts).toEqual([]);
+    expect(res.artifactErrors).toEqual(["/work/out is a regular file, not a directory: refused, no artifacts collected"]);
+  });
+
+  it("issue 16.4: reports a linked subdirectory of out/ without entering it, and still walks real subdirectories", async () => {
+    const res = await py(
+      [
+        "import os",
+        "os.symlink('/etc', 'out/etc')",
+        "os.makedirs('out/a/b')",
+        "os.symlink('/etc', 'out/a/b/deeper')",
+        "open('out/a/b/real.txt', 'w').write('real')",
+        "open('out/top.txt', 'w').write('top')",
+      ].join("\n"),
+    );
+    expect(res.artifacts.map((a) => a.name)).toEqual(["a/b/real.txt", "top.txt"]);
+    expect(res.artifactErrors).toEqual(["a/b/deeper: skipped, not a regular file (symlink)", "etc: skipped, not a regular file (symlink)"]);
+  });
+
+  it("issue 16.2: skips a file whose name is not valid UTF-8 and names it by its bytes; NUL on stdout is stored as ␀ and said so", async () => {
+    const res = await py(
+      [
+        "import os, sys",
+        "open(b'out/\\xff.txt', 'w').write('x')",
+        "os.makedirs(b'out/d\\xfe')",
+        "open(b'out/d\\xfe/inner', 'w').write('y')",
+        "open('out/ok.txt', 'w').write('ok')",
+        "sys.stdout.buffer.write(b'a\\x00b\\xffc\\n')",
+        "sys.stderr.buffer.write(b'\\x00\\x00')",
+      ].join("\n"),
+    );
+    expect(res.exitCode).toBe(0);
+    expect(res.artifacts.map((a) => a.name)).toEqual(["ok.txt"]);
+    expect(res.artifactErrors).toEqual([
+      "b'd\\xfe': skipped, the name is not valid UTF-8",
+      "b'\\xff.txt': skipped, the name is not valid UTF-8",
+    ]);
+    expect(res.stdout).toBe("a\u2400b\uFFFDc\n");
+    expect(res.stderr).toBe("\u2400\u2400");
+    expect(res.notes).toEqual([
+      "stdout: 1 invalid UTF-8 sequence shown as U+FFFD",
+      "stdout: 1 NUL byte shown as ␀ (U+2400), so that it can be stored",
+      "stderr: 2 NUL bytes shown as ␀ (U+2400), so that it can be stored",
+    ]);
+    // Nothing Postgres text or jsonb would refuse is left anywhere in the result.
+    const json = JSON.stringify({ ...res, artifacts: res.artifacts.map((a) => a.name) });
+    expect(json).not.toMatch(/\\u0000|\\ud[89a-f][0-9a-f]{2}/i);
+  });
+
   it("skips an artifact over the size limit and says so", async () => {
     const res = await py("open('out/big.bin', 'wb').write(b'\\0' * (6 * 1024 * 1024))\nopen('out/small.txt', 'w').write('ok')\n");
     expect(res.artifacts.map((a) => a.name)).toEqual(["small.txt"]);
