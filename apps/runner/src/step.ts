@@ -4,6 +4,7 @@ import { errorCodeOf } from "@loopsmith/core";
 import { advanceGoal, asJson, type Goal, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
+import { storable } from "@loopsmith/sandbox";
 import { modelSpec, storedBudgets, type GoalJob } from "@loopsmith/schemas";
 import { announceMove, eventForState } from "@loopsmith/webhooks";
 import { HANDLERS, StepStop, type StepDeps, type StepResult } from "./states";
@@ -64,26 +65,38 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
     clearInterval(watcher);
   }
   const move = transition(state, result.event);
-
-  try {
-    const { version } = await advanceGoal(deps.prisma, {
+  const commit = (r: Omit<StepResult, "event">) =>
+    advanceGoal(deps.prisma, {
       goalId: goal.id,
       fromVersion: goal.version,
       from: move.from,
       to: move.to,
-      detail: asJson(result.detail),
+      detail: asJson(r.detail),
       reason: move.reason,
       at: deps.now(),
       patch: {
-        ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
-        ...(move.to === "verified" ? { verified: true, report: result.report as object } : {}),
+        ...(r.attempts !== undefined ? { attempts: r.attempts } : {}),
+        ...(move.to === "verified" ? { verified: true, report: r.report as object } : {}),
       },
-      failure: result.failure,
+      failure: r.failure,
       effects: async (tx) => {
-        await result.effects?.(tx);
+        await r.effects?.(tx);
         await announceMove(tx, goal, move.to);
       },
     });
+
+  try {
+    let version: number;
+    try {
+      ({ version } = await commit(result));
+    } catch (e) {
+      // Evidence the database refuses as data would be refused on every retry, and retrying EXECUTE
+      // means running the (possibly hostile) program again: record the move once, without that evidence.
+      const why = result.degraded ? dataRefusal(e) : undefined;
+      if (why === undefined) throw e;
+      deps.log.warn({ goalId: goal.id, from: move.from, to: move.to, why }, "evidence refused by the database: committing the move without it");
+      ({ version } = await commit(result.degraded!(why)));
+    }
     deps.log.info({ goalId: goal.id, from: move.from, to: move.to, version }, "goal moved");
     deps.afterCommit?.(move);
     await scheduleAfter(deps, goal, move.to, version);
@@ -93,6 +106,30 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
     if (errorCodeOf(e) === "LS_ERR_STALE_VERSION") return { done: false, skipped: "stale", state: goal.state };
     throw e;
   }
+}
+
+const REFUSAL_MAX = 300;
+
+/**
+ * Why a commit failed because of the data it carried, or undefined when it failed for any other reason
+ * (connection, authentication, a stale version, a bug), which a retry may cure. Data refusals are
+ * Postgres SQLSTATE class 22 (data exception: NUL in text, a bad jsonb escape, a number out of range) and
+ * 54 (program limit exceeded), as @prisma/adapter-pg reports them in meta.driverAdapterError.cause, and
+ * the RangeError (stack overflow on deeply nested JSON, string too long) or TypeError that Prisma throws
+ * while serialising the rows (those carry its clientVersion).
+ */
+export function dataRefusal(e: unknown): string | undefined {
+  const cause = (e as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown; originalMessage?: unknown; message?: unknown } } } } | null)
+    ?.meta?.driverAdapterError?.cause;
+  const sqlstate = cause?.originalCode ?? cause?.code;
+  let why: string | undefined;
+  if (typeof sqlstate === "string" && /^(22|54)[0-9A-Z]{3}$/.test(sqlstate)) {
+    why = `Postgres ${sqlstate}: ${String(cause?.originalMessage ?? cause?.message ?? "")}`;
+  } else if (e instanceof RangeError || (e instanceof TypeError && "clientVersion" in e)) {
+    why = `${e.name}: ${e.message}`;
+  }
+  // The reason is itself stored: keep it short and free of anything Postgres would refuse again.
+  return why === undefined ? undefined : storable(why).text.slice(0, REFUSAL_MAX);
 }
 
 /** What follows a committed move: its webhook deliveries, and the next step (or the approval timeout). */

@@ -46,6 +46,11 @@ export interface StepResult {
   effects?: (tx: Tx) => Promise<void>;
   /** For moves to failed: the report's message and extra fields. */
   failure?: { message: string; extra?: Partial<FailureReport> };
+  /**
+   * What to commit instead when the database refuses this result's evidence as data (see step.ts): the same
+   * move with the offending evidence replaced by a note saying why. Without it such a refusal is retried.
+   */
+  degraded?: (why: string) => Omit<StepResult, "event" | "degraded">;
 }
 
 /**

@@ -3,7 +3,8 @@
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
 import { LoopSmithError } from "@loopsmith/core";
-import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, type RunRequest } from "@loopsmith/sandbox";
+import type { Tx } from "@loopsmith/db";
+import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, type Artifact, type RunRequest } from "@loopsmith/sandbox";
 import { storedBudgets } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadInputs, loadLatestCode } from "./evidence";
@@ -40,41 +41,47 @@ export const execute: StateHandler = async (ctx, deps) => {
   );
 
   const artifacts = run.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 }));
+  const detail = {
+    attempt,
+    exit_code: run.exitCode,
+    timed_out: run.timedOut,
+    oom_killed: run.oomKilled,
+    duration_ms: Math.round(run.durationMs),
+    timeout_ms: timeoutMs,
+    ...(timeoutMs < budgets.execution_timeout_seconds * 1000 ? { timeout_clipped_by_wall_budget: true } : {}),
+    artifacts,
+    artifact_errors: run.artifactErrors,
+    stderr_tail: run.stderr.slice(-STDERR_TAIL),
+    stdout_clipped_bytes: run.stdoutTruncatedBytes,
+    stderr_clipped_bytes: run.stderrTruncatedBytes,
+    notes: run.notes,
+    image_id: run.imageId,
+    script_sha256: createHash("sha256").update(code.source).digest("hex"),
+  };
+  const record = (tx: Tx, evidence: { stdout: string; stderr: string; artifacts: Artifact[] }) =>
+    tx.execution.create({
+      data: {
+        goalId: goal.id,
+        attempt,
+        exitCode: run.exitCode,
+        stdout: evidence.stdout,
+        stderr: evidence.stderr,
+        stdoutTruncated: BigInt(run.stdoutTruncatedBytes),
+        stderrTruncated: BigInt(run.stderrTruncatedBytes),
+        durationMs: Math.round(run.durationMs),
+        timedOut: run.timedOut,
+        oomKilled: run.oomKilled,
+        artifacts: evidence.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
+        imageId: run.imageId,
+        script: code.source,
+      },
+    });
   return {
     event: { type: "EXECUTED" },
     attempts: attempt,
-    detail: {
-      attempt,
-      exit_code: run.exitCode,
-      timed_out: run.timedOut,
-      oom_killed: run.oomKilled,
-      duration_ms: Math.round(run.durationMs),
-      timeout_ms: timeoutMs,
-      ...(timeoutMs < budgets.execution_timeout_seconds * 1000 ? { timeout_clipped_by_wall_budget: true } : {}),
-      artifacts,
-      artifact_errors: run.artifactErrors,
-      stderr_tail: run.stderr.slice(-STDERR_TAIL),
-      image_id: run.imageId,
-      script_sha256: createHash("sha256").update(code.source).digest("hex"),
-    },
+    detail,
     effects: async (tx) => {
-      const exec = await tx.execution.create({
-        data: {
-          goalId: goal.id,
-          attempt,
-          exitCode: run.exitCode,
-          stdout: run.stdout,
-          stderr: run.stderr,
-          stdoutTruncated: BigInt(run.stdoutTruncatedBytes),
-          stderrTruncated: BigInt(run.stderrTruncatedBytes),
-          durationMs: Math.round(run.durationMs),
-          timedOut: run.timedOut,
-          oomKilled: run.oomKilled,
-          artifacts,
-          imageId: run.imageId,
-          script: code.source,
-        },
-      });
+      const exec = await record(tx, run);
       if (run.artifacts.length > 0) {
         await tx.artifact.createMany({
           data: run.artifacts.map((a) => ({
@@ -87,6 +94,19 @@ export const execute: StateHandler = async (ctx, deps) => {
           })),
         });
       }
+    },
+    // The program ran and its outcome stands: running hostile code again because its output could not be
+    // stored would hand it another go. So the outcome (exit code, timeout, OOM, timing) is recorded once,
+    // with the output that could not be stored replaced by a note, and INSPECT judges what is left.
+    degraded: (why) => {
+      const note = `the run's output could not be stored (${why}): stdout, stderr and artifacts were dropped; exit code, timeout, memory and timing are kept`;
+      return {
+        attempts: attempt,
+        detail: { ...detail, artifacts: [], artifact_errors: [note], stderr_tail: note, notes: [...run.notes, note], evidence_dropped: true },
+        effects: async (tx) => {
+          await record(tx, { stdout: note, stderr: note, artifacts: [] });
+        },
+      };
     },
   };
 };
