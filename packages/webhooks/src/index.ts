@@ -6,5 +6,5 @@ export { signWebhook, type WebhookHeaders } from "./sign";
 export { WEBHOOK_EVENTS, eventForState, type WebhookEvent } from "./events";
 export { announceMove, createDelivery, listDeliveries, loadDelivery, newMessageId, redeliver, toDeliveryView } from "./deliveries";
 export { createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries, type RetryConfig, type WebhookQueue } from "./queue";
-export { createDeliveryWorker, deliver, DeliveryFailed, type DeliveryWorkerDeps } from "./worker";
+export { createDeliveryWorker, deliver, DeliveryFailed, IN_FLIGHT, NO_OUTCOME, type DeliveryWorkerDeps } from "./worker";
 export { MAX_RESPONSE_BYTES, USER_AGENT, postPinned, type PostResult } from "./post";

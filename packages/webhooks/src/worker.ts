@@ -1,9 +1,10 @@
 // The delivery worker: one BullMQ job per delivery (or redelivery); each job attempt is one HTTP POST,
-// logged as one DeliveryAttempt row. BullMQ owns the retry schedule (exponential backoff).
+// logged as one DeliveryAttempt row, written before the POST and settled after it. BullMQ owns the retry
+// schedule (exponential backoff).
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@loopsmith/core";
-import { activeWebhookSecrets, loadGoalView, type PrismaClient } from "@loopsmith/db";
+import { activeWebhookSecrets, loadGoalView, type PrismaClient, type Tx } from "@loopsmith/db";
 import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
 import { postPinned, type PostResult } from "./post";
@@ -22,7 +23,15 @@ export interface DeliveryWorkerDeps {
   lookup?: LookupAll;
   /** false: the caller calls worker.run() (default true). */
   autorun?: boolean;
+  /** BullMQ's job lock and stalled-job check (the runner passes WORKER_LOCK_MS / STALLED_INTERVAL_MS). */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
 }
+
+/** The log text of an attempt whose POST is under way; a crash leaves it so, visibly. */
+export const IN_FLIGHT = "in flight: sent, no outcome recorded yet";
+/** What an attempt left in flight by a worker that died becomes when the next try finds it. */
+export const NO_OUTCOME = "no outcome recorded: the worker stopped during this attempt; the receiver may have got it";
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
   const worker = new Worker(QUEUES.webhooks, (job: Job) => deliver(deps, job), {
@@ -30,6 +39,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
     prefix: deps.prefix,
     concurrency: deps.concurrency ?? 4,
     autorun: deps.autorun ?? true,
+    // BullMQ's own stall limit (1 by default) would fail a twice-stalled job without calling deliver(),
+    // leaving the delivery pending with no job; deliver() counts stalls against the attempts instead.
+    maxStalledCount: deps.config.WEBHOOK_MAX_ATTEMPTS,
+    ...(deps.lockDurationMs ? { lockDuration: deps.lockDurationMs } : {}),
+    ...(deps.stalledIntervalMs ? { stalledInterval: deps.stalledIntervalMs } : {}),
   });
   worker.on("failed", (job, err) =>
     deps.log.warn({ jobId: job?.id, deliveryId: (job?.data as { deliveryId?: string } | undefined)?.deliveryId, err: err.message }, "webhook attempt failed"),
@@ -49,7 +63,19 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ sta
   const parsed = webhookJobSchema.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed webhook job: ${parsed.error.message}`);
   const id = parsed.data.deliveryId;
-  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  // A try whose worker died mid-attempt (a stall) is spent like one that failed: its POST may have gone out.
+  const spent = job.attemptsMade + job.stalledCounter;
+  const tries = job.opts.attempts ?? 1;
+  if (spent >= tries) {
+    const error = `attempts exhausted: the worker stopped during ${job.stalledCounter} of ${spent} tries`;
+    await deps.prisma.$transaction(async (tx) => {
+      await tx.deliveryAttempt.updateMany({ where: { deliveryId: id, error: IN_FLIGHT }, data: { error: NO_OUTCOME } });
+      await tx.webhookDelivery.updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: error } });
+    });
+    deps.log.warn({ deliveryId: id, tries: spent, stalls: job.stalledCounter }, "webhook attempts exhausted by stalls; delivery is dead");
+    throw new UnrecoverableError(error);
+  }
+  const lastTry = spent + 1 >= tries;
   try {
     return await attemptDelivery(deps, id, lastTry);
   } catch (e) {
@@ -98,6 +124,9 @@ async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: bo
 
   const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, now());
   const headers = signWebhook({ messageId: delivery.messageId, timestamp: now(), body: payload, secrets });
+  // Logged before the POST: a worker killed once the request is out must still leave a visible attempt
+  // (the receiver may have it), not a log that shows one attempt fewer than it got.
+  const attempt = await begin(prisma, id);
   const result = await postPinned({
     url: delivery.url,
     address: check.address,
@@ -108,21 +137,48 @@ async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: bo
   });
 
   if (result.error === null) {
-    const attempt = await record(prisma, id, result, "delivered", now());
+    await settle(prisma, id, attempt, result, "delivered", now());
     log.info({ deliveryId: id, attempt, statusCode: result.statusCode, latencyMs: result.latencyMs }, "webhook delivered");
     return { status: "delivered", attempt };
   }
-  const attempt = await record(prisma, id, result, lastTry ? "dead" : "pending");
+  await settle(prisma, id, attempt, result, lastTry ? "dead" : "pending");
   if (lastTry) log.warn({ deliveryId: id, attempt, error: result.error }, "webhook attempts exhausted; delivery is dead");
   // Thrown so that BullMQ schedules the next try with backoff (or, on the last one, fails the job).
   throw new DeliveryFailed(result.error);
 }
 
 /**
- * One transaction: take the next attempt number (the row lock orders concurrent jobs), append the log
- * row, settle the status. A 2xx always wins: a failing job never downgrades a delivery another job
- * delivered meanwhile.
+ * One transaction: take the next attempt number (the row lock orders concurrent jobs) and append its log
+ * row, still without an outcome. An earlier attempt still in flight was left by a worker that died.
  */
+async function begin(prisma: PrismaClient, id: string): Promise<number> {
+  return prisma.$transaction(async (tx) => {
+    const row = await tx.webhookDelivery.update({ where: { id }, data: { attempts: { increment: 1 } }, select: { attempts: true } });
+    await tx.deliveryAttempt.updateMany({ where: { deliveryId: id, error: IN_FLIGHT }, data: { error: NO_OUTCOME } });
+    await tx.deliveryAttempt.create({ data: { deliveryId: id, attempt: row.attempts, statusCode: null, latencyMs: 0, error: IN_FLIGHT } });
+    return row.attempts;
+  });
+}
+
+/** The outcome of a begun attempt, and the delivery's status. A 2xx always wins (see record). */
+async function settle(
+  prisma: PrismaClient,
+  id: string,
+  attempt: number,
+  result: PostResult,
+  status: "pending" | "delivered" | "dead",
+  deliveredAt?: Date,
+): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    await tx.deliveryAttempt.update({
+      where: { deliveryId_attempt: { deliveryId: id, attempt } },
+      data: { statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error },
+    });
+    await settleStatus(tx, id, result, status, deliveredAt);
+  });
+}
+
+/** One transaction: an attempt that never reached the network (a refused URL), logged with its outcome. */
 async function record(
   prisma: PrismaClient,
   id: string,
@@ -131,15 +187,20 @@ async function record(
   deliveredAt?: Date,
 ): Promise<number> {
   return prisma.$transaction(async (tx) => {
-    const row = await tx.webhookDelivery.update({ where: { id }, data: { attempts: { increment: 1 } }, select: { attempts: true, status: true } });
+    const row = await tx.webhookDelivery.update({ where: { id }, data: { attempts: { increment: 1 } }, select: { attempts: true } });
     await tx.deliveryAttempt.create({
       data: { deliveryId: id, attempt: row.attempts, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error },
     });
-    if (status === "delivered") {
-      await tx.webhookDelivery.update({ where: { id }, data: { status, deliveredAt, lastError: null } });
-    } else if (row.status === "pending") {
-      await tx.webhookDelivery.update({ where: { id }, data: { status, lastError: result.error } });
-    }
+    await settleStatus(tx, id, result, status, deliveredAt);
     return row.attempts;
   });
+}
+
+/** A failing job never downgrades a delivery another job delivered meanwhile. */
+async function settleStatus(tx: Tx, id: string, result: PostResult, status: "pending" | "delivered" | "dead", deliveredAt?: Date): Promise<void> {
+  if (status === "delivered") {
+    await tx.webhookDelivery.update({ where: { id }, data: { status, deliveredAt, lastError: null } });
+  } else {
+    await tx.webhookDelivery.updateMany({ where: { id, status: "pending" }, data: { status, lastError: result.error } });
+  }
 }

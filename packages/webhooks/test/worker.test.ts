@@ -1,4 +1,6 @@
-import { Queue, type Worker } from "bullmq";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Queue, UnrecoverableError, type Job, type Worker } from "bullmq";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@loopsmith/core";
@@ -7,14 +9,18 @@ import {
   createDelivery,
   createDeliveryWorker,
   createWebhookQueue,
+  deliver,
   enqueuePendingDeliveries,
+  IN_FLIGHT,
   listDeliveries,
+  NO_OUTCOME,
   redeliver,
   webhookConfigSchema,
   type LookupAll,
   type WebhookConfig,
   type WebhookEvent,
 } from "../src/index";
+import { spawnTs } from "../../../scripts/lib/proc";
 import { closedPort, deleteKeys, randomPrefix, services, startReceiver, tenantWithGoal, waitFor } from "./support";
 
 const { prisma, redis } = services();
@@ -319,5 +325,92 @@ describe("reads and redelivery through the tenant", () => {
     expect(await listDeliveries(prisma, { tenantId: other.tenant_id, goalId: "not-a-uuid" })).toBeNull();
     expect(await redeliver(prisma, queue, cfg, { tenantId: other.tenant_id, deliveryId })).toBeNull();
     expect(await redeliver(prisma, queue, cfg, { tenantId: other.tenant_id, deliveryId: "nope" })).toBeNull();
+  });
+});
+
+describe("issue 16.9: every attempt that reached the network is in the log", () => {
+  // Fast lock expiry and stalled-job checks, so that a killed worker's job is handed on in seconds.
+  const FAST = { lockDurationMs: 2000, stalledIntervalMs: 1000 };
+
+  it("a worker SIGKILLed 3 ms after the receiver got the event leaves that attempt visible; the retry is attempt 2, same webhook-id", async () => {
+    const env = { WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_BACKOFF_MS: "50", WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_MAX_ATTEMPTS: "3" };
+    const cfg = config(env);
+    const p = randomPrefix("webhooks-kill");
+    const q = createWebhookQueue(redis, p);
+    cleanups.push(async () => {
+      await q.obliterate({ force: true });
+      await q.close();
+      await deleteKeys(redis, p);
+    });
+    const child = spawnTs("packages/webhooks/test/worker-process.ts", { ...process.env }, [JSON.stringify({ prefix: p, env, ...FAST })]);
+    cleanups.push(async () => {
+      child.child.kill("SIGKILL");
+      await child.exited;
+    });
+    await child.waitFor(/delivery worker ready/, 60_000);
+
+    // The receiver takes the first request, then the worker that sent it dies before the answer.
+    const received: { id: string; body: string }[] = [];
+    const srv = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ id: String(req.headers["webhook-id"]), body: Buffer.concat(chunks).toString("utf8") });
+        if (received.length > 1) return void res.writeHead(200).end();
+        setTimeout(() => {
+          child.child.kill("SIGKILL");
+          void child.exited.then(() => res.writeHead(200).end());
+        }, 3);
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          srv.closeAllConnections();
+          srv.close(() => r());
+        }),
+    );
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
+    const { tenant, goalId, deliveryId } = await deliveryFor(url, cfg, "goal.verified", q);
+
+    expect((await child.exited).signal).toBe("SIGKILL");
+    expect(received).toHaveLength(1);
+    // Nobody has picked the job up yet: the crash itself left the attempt in the log.
+    const atCrash = await listDeliveries(prisma, { tenantId: tenant.tenant_id, goalId });
+    expect(atCrash![0]).toMatchObject({ status: "pending", attempts: 1 });
+    expect(atCrash![0]!.log.map((a) => [a.attempt, a.status_code, a.error])).toEqual([[1, null, IN_FLIGHT]]);
+
+    // A second worker takes the stalled job over and sends the same message again.
+    const worker = createDeliveryWorker({ prisma, connection: redis, prefix: p, config: cfg, log, ...FAST });
+    cleanups.push(() => worker.close());
+    const d = await settled(deliveryId, "delivered");
+    expect(d.log.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
+      [1, null, NO_OUTCOME],
+      [2, 200, null],
+    ]);
+    expect(d.attempts).toBe(2);
+    expect(received).toHaveLength(2);
+    expect(received.map((r) => r.id)).toEqual([d.messageId, d.messageId]);
+    expect(received[1]!.body).toBe(received[0]!.body);
+    const [job] = await q.getJobs(["completed"]);
+    expect([job?.stalledCounter, job?.attemptsMade]).toEqual([1, 1]);
+  });
+
+  it("a job whose every try stalled marks the delivery dead without another POST, and settles the attempt left in flight", async () => {
+    const r = await receiver([200]);
+    const cfg = config({ WEBHOOK_MAX_ATTEMPTS: "2" });
+    const { deliveryId } = await newDelivery(r.url);
+    await prisma.webhookDelivery.update({ where: { id: deliveryId }, data: { attempts: 2 } });
+    for (const attempt of [1, 2]) await prisma.deliveryAttempt.create({ data: { deliveryId, attempt, statusCode: null, latencyMs: 0, error: attempt === 1 ? NO_OUTCOME : IN_FLIGHT } });
+    // What BullMQ hands the worker after two stalls of a two-attempt job (its data as the queue stores it).
+    const job = { data: { deliveryId }, attemptsMade: 0, stalledCounter: 2, opts: { attempts: 2 } } as unknown as Job;
+
+    await expect(deliver({ prisma, connection: redis, prefix, config: cfg, log }, job)).rejects.toBeInstanceOf(UnrecoverableError);
+    const d = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { log: { orderBy: { attempt: "asc" } } } });
+    expect(d).toMatchObject({ status: "dead", attempts: 2 });
+    expect(d.lastError).toBe("attempts exhausted: the worker stopped during 2 of 2 tries");
+    expect(d.log.map((a) => a.error)).toEqual([NO_OUTCOME, NO_OUTCOME]);
+    expect(r.received).toHaveLength(0);
   });
 });
