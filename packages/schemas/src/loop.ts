@@ -7,20 +7,49 @@ import { z } from "zod";
 /** A JSON value, for check params. */
 export const jsonValue: z.ZodType<unknown> = z.unknown();
 
+/** How much of a hidden check's result a model may see (see the README's "Hidden material"). */
+export const REVEALS = ["full", "input", "verdict"] as const;
+
+/** The fields every check has, as a model writes them (the planner's additions). */
+const checkFields = {
+  id: z.string().min(1).max(100).describe("Check id, e.g. csv_matches (GET /checks lists them)."),
+  params: z.record(z.string(), jsonValue).default({}).describe("Check parameters; see the check catalogue (GET /checks)."),
+  kind: z.enum(["deterministic", "judgement"]).default("deterministic"),
+  description: z.string().max(2000).default(""),
+};
+
 /**
  * One acceptance check. `deterministic` checks run in the verifier (unknown ids fail closed);
- * `judgement` checks are handed to the inspector model.
+ * `judgement` checks are handed to the inspector model. `hidden` keeps a check's material (expected
+ * values, cases, the checker files it reads) from every model and from the program's container.
  */
 export const checkSpec = z
-  .object({
-    id: z.string().min(1).max(100).describe("Check id, e.g. reconciles_total."),
-    params: z.record(z.string(), jsonValue).default({}).describe("Check parameters; see the check library."),
-    kind: z.enum(["deterministic", "judgement"]).default("deterministic"),
-    description: z.string().max(2000).default(""),
+  .strictObject({
+    ...checkFields,
+    hidden: z
+      .boolean()
+      .optional()
+      .describe("Keep the check's material from the models: they learn that the check exists and what it reads, never its expected values. Default: true when the check reads checker_files, else false."),
+    reveal: z
+      .enum(REVEALS)
+      .optional()
+      .describe('For hidden checks, what a failure may show a model: "verdict" (where it failed), "input" (+ the input and what the program produced; default), "full" (+ the expected value).'),
   })
   .meta({ id: "CheckSpec" });
 export type CheckSpec = z.infer<typeof checkSpec>;
 export type CheckSpecInput = z.input<typeof checkSpec>;
+
+/** Where a frozen check came from: every goal's baseline, the client (binding), or the planner (additions). */
+export const CHECK_SOURCES = ["baseline", "client", "planner"] as const;
+
+/** A check as frozen at the end of PLAN: its origin and visibility resolved. */
+export const frozenCheck = checkSpec
+  .extend({ source: z.enum(CHECK_SOURCES), hidden: z.boolean(), reveal: z.enum(REVEALS) })
+  .meta({ id: "FrozenCheck" });
+export type FrozenCheck = z.infer<typeof frozenCheck>;
+
+/** A check the planner adds: never hidden (its author is a model), so it has no visibility fields. */
+export const plannedCheck = z.object(checkFields).meta({ id: "PlannedCheck" });
 
 /** PLAN turn output. */
 export const planOutput = z
@@ -28,7 +57,7 @@ export const planOutput = z
     objective: z.string().min(1),
     approach: z.array(z.string()),
     output_contract: z.string(),
-    checks: z.array(checkSpec),
+    checks: z.array(plannedCheck),
   })
   .meta({ id: "Plan" });
 export type PlanOutput = z.infer<typeof planOutput>;
@@ -58,17 +87,30 @@ export const inspection = z
   .meta({ id: "Inspection" });
 export type Inspection = z.infer<typeof inspection>;
 
+/** A located difference in a check's result (see the verifier's Finding). */
+export const checkFinding = z
+  .object({
+    where: z.string(),
+    input: z.string().optional(),
+    actual: z.string().optional(),
+    expected: z.string().optional(),
+    note: z.string().optional(),
+  })
+  .meta({ id: "CheckFinding" });
+
 /** What one check concluded about one execution. */
 export const checkOutcome = z
   .object({
     id: z.string(),
     params: z.record(z.string(), jsonValue),
     passed: z.boolean(),
-    message: z.string(),
+    message: z.string().describe("The full verdict (the client sees everything about its own goal)."),
+    feedback: z.string().describe("What the models were told: for hidden checks, without the check's material."),
+    hidden: z.boolean(),
+    findings: z.array(checkFinding),
   })
   .meta({ id: "CheckOutcome" });
 export type CheckOutcome = z.infer<typeof checkOutcome>;
-
 /** The file every generated program writes its answer to, in its output directory. */
 export const RESULT_FILE = "result.json";
 

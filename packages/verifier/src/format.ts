@@ -1,3 +1,5 @@
+import { stringifyJson } from "./lib/json";
+
 // Messages are read by a model that has to fix the script, so values are shown the way JSON would show
 // them, and floats without binary noise (35145.649999999994 reads as 35145.65).
 
@@ -13,7 +15,8 @@ export function preview(value: unknown, max = 80): string {
   else if (value === undefined) text = "undefined";
   else {
     try {
-      text = JSON.stringify(value) ?? String(value);
+      // stringifyJson: bigints (exact integers beyond 2^53) print as their digits.
+      text = stringifyJson(value);
     } catch {
       text = String(value);
     }
@@ -30,6 +33,8 @@ export function describeValue(value: unknown): string {
       return `a string (${preview(value)})`;
     case "number":
       return Number.isFinite(value) ? `a number (${fmtNumber(value)})` : `a non-finite number (${value})`;
+    case "bigint":
+      return `a number (${value})`;
     case "boolean":
       return `a boolean (${value})`;
     case "object":

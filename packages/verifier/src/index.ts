@@ -1,7 +1,11 @@
-export type { CheckDef, CheckResult, ParamsSchema, VerifyContext } from "./types";
+export type { CheckDef, CheckResult, CheckRunRequest, Finding, NamedFile, ParamsSchema, RunEvidence, SandboxPlanContext, VerifyContext } from "./types";
 export { defineAlias, defineCheck } from "./define";
-export { checkRegistry, knownCheckIds, listChecks } from "./registry";
-export { runChecks, validateCheckSpec, type CheckSpecValidation } from "./run";
+export { checkRegistry, knownCheckIds, listChecks, type CatalogueEntry } from "./registry";
+export { checkerFilesOf, planCheckRuns, publicCheck, runCheck, runChecks, validateCheckSpec, visibilityOf, type CheckOutcome, type CheckSpecValidation } from "./run";
+export { DEFAULT_REVEAL, REVEALS, feedbackFor, type Reveal } from "./reveal";
 export { dotPath, resolvePath, type Resolved } from "./json-path";
+export { isArtifactPath } from "./artifacts";
+export { parseJsonExact, stringifyJson, jsonDepth, MAX_JSON_DEPTH, type Json } from "./lib/json";
 export { DEMO_RESULT_SCHEMA } from "./checks/aliases";
 export { isBlankKey } from "./checks/no-blank-keys";
+export { createCheckPool, type CheckPool } from "./pool";

@@ -45,3 +45,44 @@ export function resolvePath(root: unknown, path: string): Resolved {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+// JSON Pointers (RFC 6901), for the newer checks: "" is the whole document, "/by_region/North" a key,
+// "/rows/0" an array index, "~1" and "~0" escape "/" and "~" inside a key.
+
+export const jsonPointer = z
+  .string()
+  .max(1000)
+  .refine((p) => p === "" || (p.startsWith("/") && !/~[^01]|~$/.test(p)), {
+    message: 'must be a JSON Pointer: "" for the whole document, or "/key/0/..." (escape "/" as ~1 and "~" as ~0)',
+  })
+  .describe('JSON Pointer (RFC 6901) into the document: "" is the whole document, "/totals/revenue" a nested key.');
+
+export function pointerTokens(pointer: string): string[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+export function resolvePointer(root: unknown, pointer: string): Resolved {
+  let value = root;
+  let at = "";
+  for (const key of pointerTokens(pointer)) {
+    const where = at === "" ? "at the root" : `at ${at}`;
+    const missing = (why: string): Resolved => ({ ok: false, message: `pointer ${JSON.stringify(pointer)} does not resolve: ${why}` });
+    if (Array.isArray(value)) {
+      if (!/^(0|[1-9]\d*)$/.test(key)) return missing(`"${key}" is not an index into the array ${where}`);
+      const index = Number(key);
+      if (index >= value.length) return missing(`index ${index} is out of range for the array ${where} (length ${value.length})`);
+      value = value[index];
+    } else if (typeof value === "object" && value !== null) {
+      if (!Object.hasOwn(value, key)) return missing(`key ${JSON.stringify(key)} not found in the object ${where}`);
+      value = (value as Record<string, unknown>)[key];
+    } else {
+      return missing(`the value ${where} is ${describeValue(value)}, not an object or array`);
+    }
+    at += `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+  }
+  return { ok: true, value };
+}

@@ -1,10 +1,16 @@
+import { z } from "zod";
 import { noNullRegion, schemaOk } from "./checks/aliases";
 import { artifactExists } from "./checks/artifact-exists";
+import { cases } from "./checks/cases";
 import { exitsClean } from "./checks/exits-clean";
+import { jsonAssert } from "./checks/json-assert";
+import { jsonMatches } from "./checks/json-matches";
 import { jsonParses } from "./checks/json-parses";
 import { jsonSchema } from "./checks/json-schema";
 import { noBlankKeys } from "./checks/no-blank-keys";
 import { reconcilesTotal } from "./checks/reconciles-total";
+import { testSuite } from "./checks/test-suite";
+import { textMatches } from "./checks/text-matches";
 import { topIsArgmax } from "./checks/top-is-argmax";
 import type { CheckDef } from "./types";
 
@@ -13,10 +19,20 @@ import type { CheckDef } from "./types";
  * "constructor" or "__proto__" are simply unknown instead of resolving through the prototype.
  */
 export const checkRegistry: ReadonlyMap<string, CheckDef> = new Map<string, CheckDef>([
+  // The run itself
   ["exits_clean", exitsClean],
   ["artifact_exists", artifactExists],
+  // JSON deliverables
   ["json_parses", jsonParses],
   ["json_schema", jsonSchema],
+  ["json_matches", jsonMatches],
+  ["json_assert", jsonAssert],
+  // Text
+  ["text_matches", textMatches],
+  // The program's code
+  ["cases", cases],
+  ["test_suite", testSuite],
+  // The demo's report
   ["no_blank_keys", noBlankKeys],
   ["reconciles_total", reconcilesTotal],
   ["top_is_argmax", topIsArgmax],
@@ -28,9 +44,31 @@ export function knownCheckIds(): string[] {
   return [...checkRegistry.keys()];
 }
 
-/** The check library, for docs and for prompts that tell the planner which checks exist. */
-export function listChecks(): { id: string; description: string; aliasOf?: string }[] {
-  return [...checkRegistry].map(([id, def]) =>
-    def.aliasOf === undefined ? { id, description: def.description } : { id, description: def.description, aliasOf: def.aliasOf },
-  );
+export interface CatalogueEntry {
+  id: string;
+  description: string;
+  aliasOf?: string;
+  /** Whether the check runs the program's code in sandbox containers of its own. */
+  runsCode: boolean;
+  /** Params a model may see when the check is hidden. */
+  publicParams: string[];
+  /** The params, as a JSON Schema (what the API accepts). */
+  params: Record<string, unknown>;
+  example: Record<string, unknown>;
+}
+
+let catalogue: CatalogueEntry[] | undefined;
+
+/** The check library: GET /checks, the README and the planner's prompt are built from it. */
+export function listChecks(): CatalogueEntry[] {
+  catalogue ??= [...checkRegistry].map(([id, def]) => ({
+    id,
+    description: def.description,
+    ...(def.aliasOf === undefined ? {} : { aliasOf: def.aliasOf }),
+    runsCode: def.sandbox !== undefined,
+    publicParams: [...def.publicParams],
+    params: z.toJSONSchema(def.params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>,
+    example: def.example,
+  }));
+  return catalogue;
 }

@@ -1,7 +1,9 @@
 import type { CheckOutcome, CheckSpec } from "@loopsmith/schemas";
 import type { z } from "zod";
+import { listQuoted } from "./format";
 import { checkRegistry, knownCheckIds } from "./registry";
-import type { VerifyContext } from "./types";
+import { DEFAULT_REVEAL, feedbackFor, fullMessage, type Reveal } from "./reveal";
+import type { CheckDef, CheckRunRequest, Finding, SandboxPlanContext, VerifyContext } from "./types";
 
 type IssuePath = (string | number)[];
 
@@ -17,42 +19,103 @@ function errorText(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
-/**
- * Runs the deterministic checks in order; judgement checks belong to the inspector model and are left out.
- * Fails closed: an unknown id, invalid params or a check that throws is a failed outcome, never a pass.
- */
-export function runChecks(checks: CheckSpec[], ctx: VerifyContext): CheckOutcome[] {
-  return checks.filter((spec) => spec.kind !== "judgement").map((spec) => runOne(spec, ctx));
+export type { CheckOutcome };
+
+const MAX_FINDINGS = 50;
+
+function parse(spec: CheckSpec): { ok: true; def: CheckDef; params: Record<string, unknown> } | { ok: false; message: string } {
+  const def = checkRegistry.get(spec.id);
+  if (def === undefined) return { ok: false, message: unknownIdMessage(spec.id) };
+  const parsed = def.params.safeParse(spec.params);
+  if (!parsed.success) {
+    return { ok: false, message: `invalid params: ${parsed.error.issues.map((i) => `${issuePath(i).join(".") || "(params)"}: ${i.message}`).join("; ")}` };
+  }
+  return { ok: true, def, params: parsed.data };
 }
 
-function runOne(spec: CheckSpec, ctx: VerifyContext): CheckOutcome {
-  const def = checkRegistry.get(spec.id);
-  if (def === undefined) return { id: spec.id, params: spec.params, passed: false, message: unknownIdMessage(spec.id) };
-  // Shown in the outcome: the raw params until they parse, the effective ones (with defaults) after.
-  let params = spec.params;
+/** The checker files a check reads (empty for unknown ids or bad params). */
+export function checkerFilesOf(spec: CheckSpec): string[] {
+  const p = parse(spec);
+  return p.ok ? (p.def.checkerFiles?.(p.params) ?? []) : [];
+}
+
+/** A check's visibility, defaults resolved: a check that reads checker files is hidden unless the client says otherwise. */
+export function visibilityOf(spec: CheckSpec): { hidden: boolean; reveal: Reveal } {
+  return { hidden: spec.hidden ?? checkerFilesOf(spec).length > 0, reveal: spec.reveal ?? DEFAULT_REVEAL };
+}
+
+/**
+ * Runs one deterministic check on one attempt's evidence. Fails closed: an unknown id, invalid params or a
+ * check that throws is a failed outcome, never a pass; anything but a literal `true` is a failure.
+ */
+export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyContext["runs"]): CheckOutcome {
+  const view = visibilityOf(spec);
+  const out = (params: Record<string, unknown>, passed: boolean, message: string, publicMessage: string | undefined, findings: Finding[]): CheckOutcome => {
+    const rendered = { passed, message, publicMessage, findings };
+    return { id: spec.id, params, passed, message: fullMessage(rendered), feedback: feedbackFor(rendered, view), hidden: view.hidden, findings };
+  };
+  const parsed = parse(spec);
+  if (!parsed.ok) return out(spec.params, false, parsed.message, parsed.message, []);
   try {
-    const parsed = def.params.safeParse(spec.params);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${issuePath(i).join(".") || "(params)"}: ${i.message}`);
-      return { id: spec.id, params, passed: false, message: `invalid params: ${issues.join("; ")}` };
-    }
-    params = parsed.data;
-    const result = def.run(params, ctx);
-    // Anything but a literal `true` is a failure, whatever else the result claims.
-    return { id: spec.id, params, passed: result.passed === true, message: String(result.message) };
+    const result = parsed.def.run(parsed.params, runs === undefined ? ctx : { ...ctx, runs });
+    const findings = (Array.isArray(result.findings) ? result.findings : []).slice(0, MAX_FINDINGS);
+    const publicMessage = result.publicMessage ?? (parsed.def.publicMessages ? String(result.message) : undefined);
+    return out(parsed.params, result.passed === true, String(result.message), publicMessage, findings);
   } catch (e) {
-    return { id: spec.id, params, passed: false, message: `check threw: ${errorText(e)}` };
+    // The error text may quote params, so a hidden check only says that it crashed.
+    return out(parsed.params, false, `check threw: ${errorText(e)}`, "the check could not be evaluated (it crashed); it counts as failed", []);
+  }
+}
+
+/** Runs the deterministic checks in order; judgement checks belong to the inspector model. */
+export function runChecks(checks: CheckSpec[], ctx: VerifyContext, runsByCheck: (i: number) => VerifyContext["runs"] = () => []): CheckOutcome[] {
+  return checks.flatMap((spec, i) => (spec.kind === "judgement" ? [] : [runCheck(spec, ctx, runsByCheck(i))]));
+}
+
+/** The sandbox runs a check needs (cases, test suites), as data. A check whose planning throws gets none and fails in run(). */
+export function planCheckRuns(spec: CheckSpec, ctx: SandboxPlanContext): CheckRunRequest[] {
+  if (spec.kind === "judgement") return [];
+  const parsed = parse(spec);
+  if (!parsed.ok || !parsed.def.sandbox) return [];
+  try {
+    return parsed.def.sandbox(parsed.params, ctx);
+  } catch {
+    return [];
   }
 }
 
 export type CheckSpecValidation = { ok: true } | { ok: false; issues: { path: IssuePath; message: string }[] };
 
-/** Lets the API reject a client's check before a goal is queued, with paths relative to the check spec. */
-export function validateCheckSpec(spec: CheckSpec): CheckSpecValidation {
-  if (spec.kind === "judgement") return { ok: true };
+/**
+ * Lets the API reject a client's check before a goal is queued, with paths relative to the check spec:
+ * unknown ids, invalid params, checker files the goal does not carry.
+ */
+export function validateCheckSpec(spec: CheckSpec, goal: { checkerFiles: readonly string[] } = { checkerFiles: [] }): CheckSpecValidation {
+  if (spec.kind === "judgement") {
+    if (spec.hidden) return { ok: false, issues: [{ path: ["hidden"], message: "a judgement check is read by the inspector model, so it cannot be hidden" }] };
+    return { ok: true };
+  }
   const def = checkRegistry.get(spec.id);
   if (def === undefined) return { ok: false, issues: [{ path: ["id"], message: unknownIdMessage(spec.id) }] };
   const parsed = def.params.safeParse(spec.params);
-  if (parsed.success) return { ok: true };
-  return { ok: false, issues: parsed.error.issues.map((i) => ({ path: ["params", ...issuePath(i)], message: i.message })) };
+  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: ["params", ...issuePath(i)], message: i.message })) };
+  const missing = (def.checkerFiles?.(parsed.data) ?? []).filter((n) => !goal.checkerFiles.includes(n));
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      issues: [{ path: ["params"], message: `names checker file${missing.length === 1 ? "" : "s"} ${listQuoted(missing)} that the goal's checker_files do not contain (${goal.checkerFiles.length ? listQuoted([...goal.checkerFiles]) : "none given"})` }],
+    };
+  }
+  return { ok: true };
+}
+
+/** A check as a model may see it: hidden checks keep only their public params, never their material. */
+export function publicCheck(spec: CheckSpec): { id: string; kind: string; description: string; hidden: boolean; params: Record<string, unknown> } {
+  const { hidden } = visibilityOf(spec);
+  if (!hidden) return { id: spec.id, kind: spec.kind, description: spec.description, hidden, params: spec.params };
+  const parsed = parse(spec);
+  const allowed = new Set(parsed.ok ? parsed.def.publicParams : []);
+  const source = parsed.ok ? parsed.params : spec.params;
+  const params = Object.fromEntries(Object.entries(source).filter(([k]) => allowed.has(k)));
+  return { id: spec.id, kind: spec.kind, description: spec.description, hidden, params };
 }

@@ -1,23 +1,79 @@
 import type { z } from "zod";
 
-/**
- * What the verifier sees of one execution. Structural on purpose: the sandbox's RunResult satisfies it,
- * and the verifier stays free of the sandbox package and its Docker dependencies.
- */
-export interface VerifyContext {
+export interface NamedFile {
+  name: string;
+  content: Buffer;
+}
+
+/** What one sandbox run produced: the program's run, or one of a check's own runs (cases, a test suite). */
+export interface RunEvidence {
   exitCode: number;
   timedOut: boolean;
   oomKilled: boolean;
+  stdout: string;
   stderr: string;
-  /** Regular files the program left in its output directory; names are relative to it, e.g. "result.json". */
-  artifacts: { name: string; content: Buffer }[];
+  durationMs: number;
+  /** Regular files left in the output directory; names are relative to it, e.g. "result.json". */
+  artifacts: NamedFile[];
   /** Files that were not returned and collection failures, usually "<name>: <why>". */
   artifactErrors: string[];
 }
 
+/**
+ * What the verifier sees of one attempt. Structural on purpose: the sandbox's RunResult satisfies the run
+ * part, and the verifier stays free of the sandbox package and its Docker dependencies.
+ */
+export interface VerifyContext extends RunEvidence {
+  /** The goal's input files, as the program received them (row_count can compare against one). */
+  inputs: NamedFile[];
+  /** The client's checker files: hidden material, never shown to a model nor placed in the program's container. */
+  checkerFiles: NamedFile[];
+  /** The program that ran. */
+  program: { filename: string; source: string } | null;
+  /** What this check's own sandbox runs produced (checks with `sandbox`), in request order. */
+  runs: RunEvidence[];
+}
+
+/**
+ * One difference between what was expected and what came out. What may reach a model depends on the
+ * check's visibility and `reveal` (see reveal.ts): `where` always, `input` and `actual` from "input" up,
+ * `expected` and `note` only at "full". So `where`, `input` and `actual` must never quote expected values.
+ */
+export interface Finding {
+  /** Material-free locator: "row 5, column \"total\"", "/by_region/North", "case \"c3\"". */
+  where: string;
+  /** What the program was given there (a case's arguments, a row's key). */
+  input?: string;
+  /** What the program produced there. */
+  actual?: string;
+  /** What was expected there: hidden material when the check is hidden. */
+  expected?: string;
+  /** The comparison's verdict in words ("differs by 0.02, more than atol 0.01"); may imply the expected value. */
+  note?: string;
+}
+
 export interface CheckResult {
   passed: boolean;
+  /** The full one-line verdict, for the client; may quote expected values. */
   message: string;
+  /**
+   * The verdict without hidden material (counts, names, locators), for models when the check is hidden:
+   * "3 cells differ in 2 of 120 rows". Without it a hidden check tells a model only "passed" or "failed".
+   */
+  publicMessage?: string;
+  /** The first differences (bounded by the caller), most useful first. */
+  findings?: Finding[];
+}
+
+/** A sandbox run a check asks for, as data: the runner executes it in a fresh container and hands back the evidence. */
+export interface CheckRunRequest {
+  /** Files placed under /work at these relative paths; the program itself is added at /work/<filename>. */
+  files: { path: string; content: Buffer }[];
+  /** argv, run with cwd /work. */
+  command: string[];
+  /** Variables beyond the sandbox's basics. */
+  env?: Record<string, string>;
+  timeoutMs: number;
 }
 
 /** Params are always an object; the schema supplies defaults and rejects unknown keys. */
@@ -27,8 +83,28 @@ export type ParamsSchema = z.ZodType<Record<string, unknown>, Record<string, unk
 export interface CheckDef {
   description: string;
   params: ParamsSchema;
+  /** A valid params object, for the catalogue (GET /checks) and the planner's prompt. */
+  example: Record<string, unknown>;
   /** Set on aliases: the check whose logic this entry runs with its own defaults. */
   aliasOf?: string;
+  /**
+   * Params a model may see when the check is hidden: what the check reads and how (artifact names,
+   * columns, tolerances), never its material (expected values, cases, test files).
+   */
+  publicParams: readonly string[];
+  /** Its messages quote only the program's output and public params, never material: a model may see them as they are. */
+  publicMessages?: boolean;
+  /** The checker files the (parsed) params name; each must be one of the goal's checker files. */
+  checkerFiles?(params: Record<string, unknown>): string[];
+  /** Checks that run code: the sandbox runs they need, as data. Never given expected values. */
+  sandbox?(params: Record<string, unknown>, ctx: SandboxPlanContext): CheckRunRequest[];
   /** Only ever called with the output of `params`; may throw (the runner turns a throw into a failure). */
   run(params: Record<string, unknown>, ctx: VerifyContext): CheckResult;
+}
+
+/** What a check may use to describe its sandbox runs: the program and the checker files it named. */
+export interface SandboxPlanContext {
+  program: { filename: string; source: string };
+  checkerFiles: NamedFile[];
+  inputs: NamedFile[];
 }

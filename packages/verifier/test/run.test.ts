@@ -42,6 +42,9 @@ describe("runChecks: fail closed", () => {
       params: { artifact: "result.json" },
       passed: false,
       message: "check threw: Error: disk vanished",
+      feedback: "check threw: Error: disk vanished",
+      hidden: false,
+      findings: [],
     });
     // One throwing check does not stop the rest.
     expect(outcomes[1]!.passed).toBe(true);

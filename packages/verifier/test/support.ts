@@ -16,9 +16,15 @@ export function ctxWith(result: unknown, over: Partial<VerifyContext> = {}): Ver
     exitCode: 0,
     timedOut: false,
     oomKilled: false,
+    stdout: "",
     stderr: "",
+    durationMs: 10,
     artifacts: [{ name: "result.json", content: Buffer.from(text, "utf8") }],
     artifactErrors: [],
+    inputs: [],
+    checkerFiles: [],
+    program: null,
+    runs: [],
     ...over,
   };
 }

@@ -28,6 +28,7 @@ export const schemaOk = defineAlias(
     // A fresh copy each time: the effective params are handed to callers, who must not share (or mutate) the default.
     schema: jsonSchemaParam.default(() => structuredClone(DEMO_RESULT_SCHEMA) as Record<string, unknown>),
   }),
+  {},
 );
 
 export const noNullRegion = defineAlias(
@@ -35,4 +36,5 @@ export const noNullRegion = defineAlias(
   noBlankKeys,
   'no_blank_keys with path "by_region" by default: no region is blank or a null placeholder such as "nan" or "None". Params: artifact (default "result.json"), path (default "by_region").',
   z.strictObject({ artifact: artifactParam, path: dotPath.default("by_region") }),
+  {},
 );

@@ -11,10 +11,12 @@ function lastStderrLine(stderr: string): string | null {
 export const exitsClean = defineCheck({
   description: "The script exited with code 0, without timing out or being killed for memory. No params.",
   params: z.strictObject({}),
+  example: {},
+  publicMessages: true,
   run(_params, ctx) {
     // OOM is checked too even though the spec only needs exit 0 and no timeout: a killed run is never clean.
     const passed = ctx.exitCode === 0 && !ctx.timedOut && !ctx.oomKilled;
-    if (passed) return { passed, message: "the script exited with code 0" };
+    if (passed) return { passed, message: "the script exited with code 0", publicMessage: "the script exited with code 0" };
     const how = [
       `exit code ${ctx.exitCode}`,
       ctx.timedOut ? "timed out (killed at the time limit)" : "did not time out",
@@ -22,6 +24,7 @@ export const exitsClean = defineCheck({
     ].join(", ");
     const line = lastStderrLine(ctx.stderr);
     const stderr = line === null ? "stderr is empty" : `last stderr line: ${line}`;
-    return { passed, message: `expected exit code 0 without timeout; found ${how}; ${stderr}` };
+    const message = `expected exit code 0 without timeout; found ${how}; ${stderr}`;
+    return { passed, message, publicMessage: message };
   },
 });

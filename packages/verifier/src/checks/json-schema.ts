@@ -1,31 +1,45 @@
 import { Ajv, type ErrorObject, type Options } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import safeRegex from "safe-regex2";
 import { z } from "zod";
 import { artifactParam, loadJson } from "../artifacts";
 import { defineCheck } from "../define";
 import { preview } from "../format";
+import { compilePattern } from "../lib/regex";
 
 const MAX_ERRORS_SHOWN = 5;
 
 /**
- * Schemas come from clients and planners, and ajv runs their `pattern`s with the JavaScript engine on the
- * runner's event loop: a pattern with nested quantifiers, say ^(a+)+$, could stall it for hours on a
- * crafted artifact. Such patterns are refused when the schema compiles (star height above 1).
+ * Schemas come from clients and planners, and ajv runs their `pattern`s. Through RE2 (linear time), no
+ * pattern can stall a check with catastrophic backtracking (^(a|a)*$ included); RE2 refuses
+ * backreferences and lookaround, and such a schema does not compile.
  */
-const guardedRegExp = Object.assign(
+const re2RegExp = Object.assign(
   (pattern: string, flags: string) => {
-    if (!safeRegex(pattern)) {
-      throw new Error(`pattern ${JSON.stringify(pattern)} could take exponential time to match (nested quantifiers); rewrite it`);
-    }
-    return new RegExp(pattern, flags);
+    const c = compilePattern(pattern, flags.includes("i") ? "i" : "");
+    if (!c.ok) throw new Error(c.message);
+    return { test: (s: string) => c.pattern.test(s) };
   },
   { code: "new RegExp" },
 );
 
+/** Submit-time bounds: compiling a multi-megabyte schema would block whoever compiles it for seconds. */
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+export const MAX_SCHEMA_NODES = 5000;
+
+function schemaSize(schema: unknown): { bytes: number; nodes: number } {
+  let nodes = 0;
+  const stack = [schema];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    nodes++;
+    if (v !== null && typeof v === "object") for (const child of Object.values(v)) stack.push(child);
+  }
+  return { bytes: Buffer.byteLength(JSON.stringify(schema) ?? ""), nodes };
+}
+
 const ajvOptions: Options = {
-  code: { regExp: guardedRegExp },
+  code: { regExp: re2RegExp as unknown as NonNullable<Options["code"]>["regExp"] },
   allErrors: true,
   // Formats are not needed; ignoring them keeps "format" from failing compilation as an unknown format.
   validateFormats: false,
@@ -57,6 +71,11 @@ function compile(schema: Record<string, unknown>) {
 export const jsonSchemaParam = z
   .record(z.string(), z.unknown(), { error: (iss) => (iss.input === undefined ? "required" : "must be a JSON Schema object") })
   .superRefine((schema, ctx) => {
+    const size = schemaSize(schema);
+    if (size.bytes > MAX_SCHEMA_BYTES || size.nodes > MAX_SCHEMA_NODES) {
+      ctx.addIssue({ code: "custom", message: `the JSON Schema is too large (${size.bytes} bytes, ${size.nodes} values; at most ${MAX_SCHEMA_BYTES} bytes and ${MAX_SCHEMA_NODES} values): compare large expected data with json_matches or csv_matches` });
+      return;
+    }
     try {
       compile(schema);
     } catch (e) {
@@ -64,13 +83,15 @@ export const jsonSchemaParam = z
     }
   });
 
-function describeError(e: ErrorObject): string {
+/** One error; with `material`, the schema's own values (enum, const) that a hidden check must not show. */
+function describeError(e: ErrorObject, material: boolean): string {
   const at = e.instancePath === "" ? "(root)" : e.instancePath;
   let detail = "";
   if (e.keyword === "additionalProperties") detail = ` (${JSON.stringify(e.params.additionalProperty)})`;
-  else if (e.keyword === "enum") detail = ` (${preview(e.params.allowedValues)})`;
-  else if (e.keyword === "const") detail = ` (${preview(e.params.allowedValue)})`;
-  return `${at} ${e.message ?? e.keyword}${detail}`;
+  else if (material && e.keyword === "enum") detail = ` (${preview(e.params.allowedValues)})`;
+  else if (material && e.keyword === "const") detail = ` (${preview(e.params.allowedValue)})`;
+  const message = material || !["const", "enum"].includes(e.keyword) ? (e.message ?? e.keyword) : `is not the ${e.keyword === "const" ? "expected value" : "one of the allowed values"}`;
+  return `${at} ${message}${detail}`;
 }
 
 export const jsonSchema = defineCheck({
@@ -80,22 +101,22 @@ export const jsonSchema = defineCheck({
     artifact: artifactParam,
     schema: jsonSchemaParam,
   }),
+  example: { artifact: "result.json", schema: { type: "object", required: ["total"], properties: { total: { type: "number", minimum: 0 } } } },
+  publicParams: ["artifact"],
   run({ artifact, schema }, ctx) {
     let validate;
     try {
       validate = compile(schema);
     } catch (e) {
-      return { passed: false, message: `the JSON Schema does not compile: ${(e as Error).message}` };
+      return { passed: false, message: `the JSON Schema does not compile: ${(e as Error).message}`, publicMessage: "the JSON Schema does not compile" };
     }
-    const doc = loadJson(ctx, artifact);
-    if (!doc.ok) return { passed: false, message: doc.message };
-    if (validate(doc.value)) return { passed: true, message: `artifact "${artifact}" matches the JSON Schema` };
+    const doc = loadJson(ctx, artifact, { exact: false });
+    if (!doc.ok) return { passed: false, message: doc.message, publicMessage: doc.message };
+    if (validate(doc.value)) return { passed: true, message: `artifact "${artifact}" matches the JSON Schema`, publicMessage: `artifact "${artifact}" matches the JSON Schema` };
     const errors = validate.errors ?? [];
-    const shown = errors.slice(0, MAX_ERRORS_SHOWN).map(describeError);
     const more = errors.length > MAX_ERRORS_SHOWN ? `; and ${errors.length - MAX_ERRORS_SHOWN} more` : "";
-    return {
-      passed: false,
-      message: `artifact "${artifact}" does not match the JSON Schema (${errors.length} error${errors.length === 1 ? "" : "s"}): ${shown.join("; ")}${more}`,
-    };
+    const head = `artifact "${artifact}" does not match the JSON Schema (${errors.length} error${errors.length === 1 ? "" : "s"})`;
+    const shown = (material: boolean) => errors.slice(0, MAX_ERRORS_SHOWN).map((e) => describeError(e, material)).join("; ");
+    return { passed: false, message: `${head}: ${shown(true)}${more}`, publicMessage: `${head}: ${shown(false)}${more}` };
   },
 });

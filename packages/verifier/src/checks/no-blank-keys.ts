@@ -17,6 +17,9 @@ export const noBlankKeys = defineCheck({
   description:
     'The object at `path` has no blank or null-like keys ("", "nan", "None", "null", "NaT", "<NA>", "undefined"; case-insensitive, trimmed). Params: artifact (default "result.json"), path (required dot path, "" = root).',
   params: z.strictObject({ artifact: artifactParam, path: dotPath }),
+  example: { artifact: "result.json", path: "by_region" },
+  publicParams: ["artifact", "path"],
+  publicMessages: true,
   run({ artifact, path }, ctx) {
     const obj = objectAt(ctx, artifact, path);
     if (!obj.ok) return { passed: false, message: obj.message };

@@ -14,6 +14,9 @@ export const reconcilesTotal = defineCheck({
     total_path: dotPath,
     tolerance: z.number().nonnegative().default(0.01),
   }),
+  example: { artifact: "result.json", values_path: "by_region", total_path: "total_revenue", tolerance: 0.01 },
+  publicParams: ["artifact", "values_path", "total_path", "tolerance"],
+  publicMessages: true,
   run({ artifact, values_path, total_path, tolerance }, ctx) {
     const values = objectAt(ctx, artifact, values_path);
     if (!values.ok) return { passed: false, message: values.message };

@@ -9,6 +9,9 @@ export const topIsArgmax = defineCheck({
   description:
     'The string at `key_path` is a key of the object at `object_path` whose number is the maximum (any tied maximum passes). Params: artifact (default "result.json"), key_path (required), object_path (required).',
   params: z.strictObject({ artifact: artifactParam, key_path: dotPath, object_path: dotPath }),
+  example: { artifact: "result.json", key_path: "top_region", object_path: "by_region" },
+  publicParams: ["artifact", "key_path", "object_path"],
+  publicMessages: true,
   run({ artifact, key_path, object_path }, ctx) {
     const key = jsonAt(ctx, artifact, key_path);
     if (!key.ok) return { passed: false, message: key.message };

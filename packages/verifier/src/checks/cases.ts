@@ -1,0 +1,257 @@
+import { z } from "zod";
+import { checkerFileName, findArtifact, findCheckerFile, parseJsonFile } from "../artifacts";
+import { defineCheck } from "../define";
+import { preview } from "../format";
+import { parseJsonExact, stringifyJson } from "../lib/json";
+import { toleranceParams } from "../lib/numbers";
+import { compareText, textModeParam } from "../lib/text";
+import { compareJson } from "../lib/values";
+import type { CheckResult, Finding, RunEvidence } from "../types";
+import { CASES_HARNESS_PY } from "./cases-harness";
+import { maxFindingsParam } from "./json-matches";
+
+export const MAX_CASES = 500;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const caseId = z.string().min(1).max(100);
+/** One case. `expected` (call) or `expected_stdout` (stdin) is hidden material: it never enters a container. */
+const caseSchema = z.strictObject({
+  id: caseId.optional().describe('Shown in results; default "case N".'),
+  args: z.array(z.unknown()).max(100).optional().describe("Positional arguments (call mode)."),
+  kwargs: z.record(z.string().regex(IDENT), z.unknown()).optional().describe("Keyword arguments (call mode)."),
+  stdin: z.string().max(1024 * 1024).optional().describe("The program's standard input (stdin mode)."),
+  argv: z.array(z.string().max(1000)).max(50).optional().describe("Command-line arguments (stdin mode)."),
+  expected: z.unknown().optional().describe("The expected return value (call mode); may be null."),
+  expected_stdout: z.string().max(1024 * 1024).optional().describe("The expected standard output (stdin mode)."),
+});
+type Case = z.output<typeof caseSchema>;
+
+const params = z
+  .strictObject({
+    mode: z.enum(["call", "stdin"]).default("call").describe("call: import the program and call `function` with each case's args; stdin: run the program with each case's stdin and compare stdout."),
+    module: z.string().regex(IDENT).default("solution").describe("The program is placed as <module>.py and imported under this name."),
+    function: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/).optional().describe('The function to call (call mode), e.g. "solve" or "Solver.solve".'),
+    cases: z.array(caseSchema).min(1).max(MAX_CASES).optional().describe("The cases, inline."),
+    cases_file: checkerFileName.optional().describe("A checker file holding the cases as a JSON array (exact integers)."),
+    timeout_seconds: z.number().min(0.1).max(60).default(10).describe("Time limit of each case."),
+    ...toleranceParams,
+    ignore_order: z.boolean().default(false).describe("Compare returned arrays as multisets."),
+    stdout_mode: textModeParam,
+    max_findings: maxFindingsParam,
+  })
+  .superRefine((p, ctx) => {
+    if ((p.cases === undefined) === (p.cases_file === undefined)) ctx.addIssue({ code: "custom", path: ["cases"], message: "give exactly one of cases or cases_file" });
+    if (p.mode === "call" && p.function === undefined) ctx.addIssue({ code: "custom", path: ["function"], message: "required in call mode" });
+    for (const issue of caseProblems(p.cases ?? [], p.mode)) ctx.addIssue({ code: "custom", path: ["cases", ...issue.path], message: issue.message });
+  });
+type Params = z.output<typeof params>;
+
+/** What a mode needs of each case, and unique ids. */
+function caseProblems(cases: Case[], mode: "call" | "stdin"): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const ids = new Set<string>();
+  cases.forEach((c, i) => {
+    const id = c.id ?? `case ${i + 1}`;
+    if (ids.has(id)) problems.push({ path: [i, "id"], message: `duplicate case id ${JSON.stringify(id)}` });
+    ids.add(id);
+    if (mode === "call") {
+      if (!Object.hasOwn(c, "expected")) problems.push({ path: [i, "expected"], message: "required in call mode (null is a value)" });
+      if (c.stdin !== undefined || c.expected_stdout !== undefined || c.argv !== undefined) problems.push({ path: [i], message: "stdin, argv and expected_stdout belong to stdin mode" });
+    } else {
+      if (c.expected_stdout === undefined) problems.push({ path: [i, "expected_stdout"], message: "required in stdin mode" });
+      if (c.args !== undefined || c.kwargs !== undefined || Object.hasOwn(c, "expected")) problems.push({ path: [i], message: "args, kwargs and expected belong to call mode" });
+    }
+  });
+  return problems;
+}
+
+type Resolved = { ok: true; cases: (Case & { id: string })[] } | { ok: false; message: string };
+
+/** The cases, inline or from the checker file, validated the same way either way. */
+function resolveCases(p: Params, checkerFiles: { name: string; content: Buffer }[]): Resolved {
+  let raw: unknown = p.cases;
+  if (p.cases_file !== undefined) {
+    const file = findCheckerFile({ checkerFiles }, p.cases_file);
+    if (!file.ok) return file;
+    const parsed = parseJsonFile(`checker file "${p.cases_file}"`, file.value);
+    if (!parsed.ok) return parsed;
+    raw = parsed.value;
+  }
+  const list = z.array(caseSchema).min(1).max(MAX_CASES).safeParse(raw);
+  if (!list.success) {
+    const i = list.error.issues[0]!;
+    return { ok: false, message: `the cases are invalid at ${i.path.join(".") || "(root)"}: ${i.message}` };
+  }
+  const problems = caseProblems(list.data, p.mode);
+  if (problems.length > 0) return { ok: false, message: `the cases are invalid at ${problems[0]!.path.join(".")}: ${problems[0]!.message}` };
+  return { ok: true, cases: list.data.map((c, i) => ({ ...c, id: c.id ?? `case ${i + 1}` })) };
+}
+
+const showCall = (fn: string, c: Case) => {
+  const args = (c.args ?? []).map((a) => preview(a, 60));
+  const kwargs = Object.entries(c.kwargs ?? {}).map(([k, v]) => `${k}=${preview(v, 60)}`);
+  return preview(`${fn}(${[...args, ...kwargs].join(", ")})`, 200);
+};
+
+/** A returned value as JSON text showed it: NaN and infinities arrive tagged. */
+function untag(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(untag);
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (keys.length === 1 && keys[0] === "$float" && typeof o.$float === "string") return { nan: NaN, inf: Infinity, "-inf": -Infinity }[o.$float] ?? v;
+    return Object.fromEntries(keys.map((k) => [k, untag(o[k])]));
+  }
+  return v;
+}
+
+export const cases = defineCheck({
+  description:
+    "Data-driven test cases against the program's code, run in a fresh sandbox container of their own, each case under its own time limit. call mode imports the program as <module>.py and calls `function(*args, **kwargs)`; stdin mode runs the program with each case's stdin. Results are serialised to plain JSON in the container and compared OUTSIDE it (expected values never enter a container): numbers within atol/rtol, integers exactly; stdout by stdout_mode. Every case must pass; an exception, a timeout, sys.exit or a missing result is a failure.",
+  params,
+  example: { mode: "call", function: "add", cases: [{ id: "small", args: [2, 3], expected: 5 }, { args: [-1, 1], expected: 0 }], timeout_seconds: 5 },
+  publicParams: ["mode", "module", "function", "timeout_seconds", "atol", "rtol", "ignore_order", "stdout_mode"],
+  checkerFiles: (p) => (p.cases_file ? [p.cases_file] : []),
+  sandbox(p, ctx) {
+    const resolved = resolveCases(p, ctx.checkerFiles);
+    // Invalid cases fail in run(); with nothing to run, no container is started.
+    if (!resolved.ok) return [];
+    // Only what the program is given: never `expected` or `expected_stdout`.
+    const inputs = resolved.cases.map((c) =>
+      p.mode === "call" ? { id: c.id, args: c.args ?? [], kwargs: c.kwargs ?? {} } : { id: c.id, stdin: c.stdin ?? "", argv: c.argv ?? [] },
+    );
+    const spec = { mode: p.mode, module: p.module, function: p.function ?? "", timeout: p.timeout_seconds, import_timeout: 30, cases: inputs };
+    return [
+      {
+        files: [
+          { path: `${p.module}.py`, content: Buffer.from(ctx.program.source, "utf8") },
+          { path: ".loopsmith/cases.json", content: Buffer.from(stringifyJson(spec), "utf8") },
+          { path: ".loopsmith/harness.py", content: Buffer.from(CASES_HARNESS_PY, "utf8") },
+        ],
+        command: ["python3", "/work/.loopsmith/harness.py"],
+        // Every case's limit, the import's, and room for forks and the interpreter's start.
+        timeoutMs: Math.min(600_000, Math.ceil((inputs.length * (p.timeout_seconds + 0.5) + 30 + 15) * 1000)),
+      },
+    ];
+  },
+  run(p, ctx): CheckResult {
+    const resolved = resolveCases(p, ctx.checkerFiles);
+    if (!resolved.ok) return { passed: false, message: resolved.message };
+    const all = resolved.cases;
+    const run = ctx.runs[0];
+    if (run === undefined) return { passed: false, message: "the cases were not run (no sandbox evidence)", publicMessage: "the cases were not run" };
+    const results = readResults(run);
+    if (!results.ok) return { passed: false, message: results.message, publicMessage: results.message };
+    if (results.importError) {
+      const e = results.importError;
+      const msg = `the program could not be imported as ${p.module}.py${p.function ? ` with ${p.function}` : ""}: ${e.type}: ${preview(e.message, 300)}`;
+      return { passed: false, message: msg, publicMessage: msg, findings: [{ where: "import", actual: `${e.type}: ${preview(e.message, 300)}`, note: preview(e.traceback, 1500) }] };
+    }
+    const tol = { atol: p.atol, rtol: p.rtol };
+    const findings: Finding[] = [];
+    let failed = 0;
+    for (const c of all) {
+      const got = results.byId.get(c.id);
+      const input = p.mode === "call" ? showCall(p.function ?? "", c) : `stdin ${preview(c.stdin ?? "", 150)}${c.argv?.length ? `, argv ${preview(c.argv)}` : ""}`;
+      const problem = judgeCase(p, c, got, tol, run);
+      if (problem === null) continue;
+      failed++;
+      if (findings.length < p.max_findings) findings.push({ where: `case ${JSON.stringify(c.id)}: ${problem.what}`, input, ...problem.finding });
+    }
+    const total = all.length;
+    if (failed === 0) return { passed: true, message: `all ${total} case${total === 1 ? "" : "s"} passed`, publicMessage: `all ${total} cases passed` };
+    const summary = `${failed} of ${total} case${total === 1 ? "" : "s"} failed`;
+    const first = findings
+      .slice(0, 3)
+      .map((f) => `${f.where} (${f.input}${f.expected !== undefined ? `: expected ${f.expected}` : ""}${f.actual !== undefined ? `, got ${f.actual}` : ""})`)
+      .join("; ");
+    return { passed: false, message: `${summary}: ${first}`, publicMessage: `${summary}: ${findings.slice(0, 5).map((f) => f.where).join("; ")}`, findings };
+  },
+});
+
+interface CaseRecord {
+  status: string;
+  value?: unknown;
+  error?: { type?: string; message?: string; traceback?: string };
+  exit_code?: number;
+  stdout?: string;
+  stdout_clipped?: boolean;
+  stderr_tail?: string;
+  duration_ms?: number;
+}
+
+type Results = { ok: true; importError?: { type: string; message: string; traceback: string }; byId: Map<string, CaseRecord> } | { ok: false; message: string };
+
+function readResults(run: RunEvidence): Results {
+  const file = findArtifact(run, "cases.jsonl");
+  const ended = run.timedOut
+    ? `the case run hit its overall time limit after ${run.durationMs} ms`
+    : run.oomKilled
+      ? "the case run ran out of memory"
+      : `the case run exited with code ${run.exitCode}`;
+  if (!file.ok) return { ok: false, message: `no case results came back (${ended}; ${file.message})` };
+  const byId = new Map<string, CaseRecord>();
+  const lines = file.value.toString("utf8").split("\n").filter((l) => l !== "");
+  for (const line of lines) {
+    const parsed = parseJsonExact(line);
+    if (!parsed.ok || parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+      return { ok: false, message: `the case results are malformed (${ended})` };
+    }
+    const rec = parsed.value as Record<string, unknown>;
+    if (rec.import_error !== undefined) {
+      const e = (rec.import_error ?? {}) as Record<string, unknown>;
+      return { ok: true, importError: { type: String(e.type ?? "Error"), message: String(e.message ?? ""), traceback: String(e.traceback ?? "") }, byId };
+    }
+    if (typeof rec.id !== "string") return { ok: false, message: `the case results are malformed (${ended})` };
+    // Two results for one case means something other than the harness wrote them: trust neither.
+    if (byId.has(rec.id)) return { ok: false, message: `case ${JSON.stringify(rec.id)} has two results: the results were tampered with` };
+    byId.set(rec.id, rec as unknown as CaseRecord);
+  }
+  return { ok: true, byId };
+}
+
+function judgeCase(
+  p: Params,
+  c: Case,
+  got: CaseRecord | undefined,
+  tol: { atol: number; rtol: number },
+  run: RunEvidence,
+): { what: string; finding: Partial<Finding> } | null {
+  if (got === undefined) {
+    const why = run.timedOut ? "the case run hit its overall time limit" : `the case run ended early (exit code ${run.exitCode})`;
+    return { what: "no result", finding: { actual: why } };
+  }
+  switch (got.status) {
+    case "timeout":
+      return { what: `timed out after ${p.timeout_seconds} s`, finding: { actual: "no answer within the time limit" } };
+    case "crash":
+      return { what: `the process died (exit code ${got.exit_code ?? "?"})`, finding: { actual: "no result (os._exit, a signal, or a crash)" } };
+    case "output_limit":
+      return { what: "the result is too large to compare", finding: {} };
+    case "unserializable":
+      return { what: "returned a value that is not plain data", finding: { actual: `${got.error?.type ?? "TypeError"}: ${preview(got.error?.message ?? "", 200)}` } };
+    case "error":
+      return { what: `raised ${got.error?.type ?? "an exception"}`, finding: { actual: `${got.error?.type ?? "Exception"}: ${preview(got.error?.message ?? "", 300)}`, note: got.error?.traceback ? preview(got.error.traceback, 1500) : undefined } };
+    case "ok":
+      break;
+    default:
+      return { what: `an unknown result status ${preview(got.status, 40)}`, finding: {} };
+  }
+  if (p.mode === "call") {
+    const actual = untag(got.value);
+    const cmp = compareJson(actual, untag(c.expected), { tol, ignoreOrder: p.ignore_order }, 3);
+    if (cmp.equal) return null;
+    return {
+      what: "wrong answer",
+      finding: { actual: preview(got.value, 200), expected: preview(c.expected, 200), note: cmp.differences.map((d) => `${d.pointer || "(value)"} ${d.what}${d.note ? ` (${d.note})` : ""}`).join("; ") },
+    };
+  }
+  if ((got.exit_code ?? 0) !== 0) {
+    return { what: `exited with code ${got.exit_code}`, finding: { actual: got.stderr_tail ? `stderr: ${preview(got.stderr_tail.split("\n").filter(Boolean).at(-1) ?? "", 300)}` : "stderr is empty" } };
+  }
+  if (got.stdout_clipped) return { what: "printed more than 1 MiB", finding: {} };
+  const cmp = compareText(got.stdout ?? "", c.expected_stdout ?? "", { mode: p.stdout_mode, tol, caseSensitive: true }, 3);
+  if (cmp.equal) return null;
+  const d = cmp.differences[0];
+  return { what: `wrong output (${cmp.summary})`, finding: { actual: preview(got.stdout ?? "", 200), expected: preview(c.expected_stdout ?? "", 200), note: d ? `${d.where}: expected ${d.expected ?? "(nothing)"}, found ${d.actual ?? "(nothing)"}` : undefined } };
+}

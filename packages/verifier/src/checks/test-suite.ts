@@ -1,0 +1,133 @@
+import { XMLParser } from "fast-xml-parser";
+import { z } from "zod";
+import { checkerFileName, findArtifact } from "../artifacts";
+import { defineCheck } from "../define";
+import { preview } from "../format";
+import type { CheckResult, Finding, RunEvidence } from "../types";
+import { maxFindingsParam } from "./json-matches";
+
+// The client's own pytest files, run in a fresh container against the program. What this check trusts,
+// honestly: the test process. The solution is imported into the process that runs the tests, so code
+// that sets out to cheat (patching pytest, rewriting the JUnit report at exit) can fake a pass; the check
+// makes that harder (only the client's files are collected; the solution's own conftest.py, pytest.ini,
+// setup.cfg or pyproject.toml are never read; exit code and report must agree; zero tests, fewer than
+// min_tests, errors and skips all fail) but cannot rule it out. `cases` compares outside the container
+// and does not trust the solution's process at all; prefer it where a function's answers can be listed.
+
+const PYTEST_INI = "[pytest]\n";
+const JUNIT = "junit.xml";
+
+const params = z.strictObject({
+  tests: z.array(checkerFileName).min(1).max(50).describe("Checker files with the client's pytest tests (test_*.py), and any conftest.py of the client's."),
+  module: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("solution").describe("The program is placed as <module>.py beside the tests' directory, importable under this name."),
+  min_tests: z.int().min(1).max(100_000).default(1).describe("Fewer passing tests than this is a failure (guards against tests that were never collected)."),
+  timeout_seconds: z.int().min(1).max(600).default(120).describe("Time limit of the whole test run."),
+  max_findings: maxFindingsParam,
+});
+
+export const testSuite = defineCheck({
+  description:
+    "The client's pytest files (checker files) run in a fresh sandbox container against the program (placed as <module>.py). Passes only when pytest exits 0 AND its JUnit XML report agrees: at least min_tests tests, none failed, errored or skipped. The solution's own conftest/ini files are ignored. Trusts the test process (see the README); cases does not.",
+  params,
+  example: { tests: ["test_solution.py"], module: "solution", min_tests: 3 },
+  publicParams: ["module", "min_tests", "timeout_seconds"],
+  checkerFiles: (p) => p.tests,
+  sandbox(p, ctx) {
+    const tests = p.tests.flatMap((name) => {
+      const file = ctx.checkerFiles.find((f) => f.name === name);
+      return file ? [{ path: `tests/${name}`, content: file.content }] : [];
+    });
+    if (tests.length !== p.tests.length) return [];
+    const collect = p.tests.filter((n) => n !== "conftest.py").map((n) => `tests/${n}`);
+    return [
+      {
+        files: [{ path: `${p.module}.py`, content: Buffer.from(ctx.program.source, "utf8") }, { path: ".loopsmith/pytest.ini", content: Buffer.from(PYTEST_INI) }, ...tests],
+        // -c: our empty ini, so no configuration file of the solution's is read; --confcutdir: conftest.py
+        // files are loaded from tests/ only (a program named conftest.py is never a plugin); explicit
+        // paths: only the client's files are collected.
+        command: [
+          "python3", "-m", "pytest", "-c", "/work/.loopsmith/pytest.ini", "--rootdir=/work/tests", "--confcutdir=/work/tests",
+          "-p", "no:cacheprovider", "-q", "-o", "junit_family=xunit2", `--junitxml=/work/out/${JUNIT}`, ...collect,
+        ],
+        env: { PYTHONPATH: "/work" },
+        timeoutMs: p.timeout_seconds * 1000,
+      },
+    ];
+  },
+  run(p, ctx): CheckResult {
+    const run = ctx.runs[0];
+    if (run === undefined) return { passed: false, message: "the tests were not run (a test file is missing from the checker files)", publicMessage: "the tests were not run" };
+    if (run.timedOut) return fail(`the test run hit its time limit of ${p.timeout_seconds} s`);
+    if (run.oomKilled) return fail("the test run ran out of memory");
+    const report = readJunit(run);
+    if (!report.ok) return fail(`${report.message} (pytest exit code ${run.exitCode}${exitMeaning(run.exitCode)})`, run);
+    const { cases } = report;
+    const bad = cases.filter((c) => c.outcome !== "passed");
+    const passed = cases.length - bad.length;
+    const counts = `${cases.length} test${cases.length === 1 ? "" : "s"}: ${passed} passed, ${count(cases, "failed")} failed, ${count(cases, "error")} errors, ${count(cases, "skipped")} skipped`;
+    const findings: Finding[] = bad.slice(0, p.max_findings).map((c) => ({
+      where: `${c.id} ${c.outcome}`,
+      ...(c.type ? { actual: c.type } : {}),
+      ...(c.message ? { note: preview(c.message, 1500) } : {}),
+    }));
+    if (run.exitCode === 5 || cases.length === 0) return fail(`no tests were collected (pytest exit code ${run.exitCode}): every test must run`, run);
+    if (bad.length === 0 && run.exitCode !== 0) return fail(`pytest exited ${run.exitCode}${exitMeaning(run.exitCode)} although its report lists ${counts}: the two disagree, so neither is trusted`, run);
+    if (bad.length > 0 && run.exitCode === 0) return { ...fail(`pytest exited 0 although its report lists ${counts}: the two disagree, so neither is trusted`, run), findings };
+    if (bad.length > 0) {
+      return { passed: false, message: `${counts}; first: ${findings.slice(0, 3).map((f) => `${f.where}${f.note ? `: ${preview(f.note, 200)}` : ""}`).join("; ")}`, publicMessage: counts, findings };
+    }
+    if (passed < p.min_tests) return fail(`${counts}; fewer than the required ${p.min_tests}`);
+    return { passed: true, message: counts, publicMessage: counts };
+  },
+});
+
+function fail(message: string, run?: RunEvidence): CheckResult {
+  const lastErr = run?.stderr.split("\n").map((l) => l.trim()).filter(Boolean).at(-1);
+  const m = lastErr ? `${message}; last stderr line: ${preview(lastErr, 300)}` : message;
+  return { passed: false, message: m, publicMessage: message };
+}
+
+function count(cases: TestCase[], outcome: TestCase["outcome"]) {
+  return cases.filter((c) => c.outcome === outcome).length;
+}
+
+function exitMeaning(code: number): string {
+  return (
+    { 1: " (tests failed)", 2: " (interrupted)", 3: " (pytest internal error)", 4: " (usage error)", 5: " (no tests collected)" } as Record<number, string>
+  )[code] ?? "";
+}
+
+interface TestCase {
+  id: string;
+  outcome: "passed" | "failed" | "error" | "skipped";
+  type?: string;
+  message?: string;
+}
+
+const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (name) => ["testsuite", "testcase", "failure", "error", "skipped"].includes(name), processEntities: true, htmlEntities: false });
+
+function readJunit(run: RunEvidence): { ok: true; cases: TestCase[] } | { ok: false; message: string } {
+  const file = findArtifact(run, JUNIT);
+  if (!file.ok) return { ok: false, message: "pytest wrote no JUnit report" };
+  let doc: Record<string, unknown>;
+  try {
+    doc = xml.parse(file.value.toString("utf8")) as Record<string, unknown>;
+  } catch (e) {
+    return { ok: false, message: `the JUnit report is not valid XML (${preview((e as Error).message, 200)})` };
+  }
+  const root = (doc.testsuites as { testsuite?: unknown[] } | undefined)?.testsuite ?? (doc.testsuite as unknown[] | undefined);
+  if (!Array.isArray(root)) return { ok: false, message: "the JUnit report has no testsuite" };
+  const cases: TestCase[] = [];
+  for (const suite of root as { testcase?: Record<string, unknown>[] }[]) {
+    for (const tc of suite.testcase ?? []) {
+      const id = `${String(tc.classname ?? "")}::${String(tc.name ?? "")}`;
+      const first = (k: string) => (tc[k] as Record<string, unknown>[] | undefined)?.[0];
+      const f = first("failure") ?? first("error");
+      const outcome: TestCase["outcome"] = first("failure") ? "failed" : first("error") ? "error" : first("skipped") ? "skipped" : "passed";
+      const detail = f ?? first("skipped");
+      const message = detail ? [detail.message, detail["#text"]].filter((x) => typeof x === "string" && x !== "").join("\n") : undefined;
+      cases.push({ id, outcome, ...(f?.type ? { type: String(f.type) } : {}), ...(message ? { message } : {}) });
+    }
+  }
+  return { ok: true, cases };
+}
