@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { createLogger, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
@@ -172,5 +172,47 @@ export function hostileGoal(source: string, opts: { timeoutSeconds?: number } = 
 export function executionEvidence(goal: GoalView) {
   const row = goal.transitions.find((t) => t.from === "execute");
   if (!row) throw new Error(`no execution on the tape: ${goal.tape}`);
-  return row.detail as { exit_code: number; timed_out: boolean; oom_killed: boolean; stderr_tail: string; artifacts: { name: string }[]; artifact_errors: string[] };
+  return row.detail as {
+    exit_code: number;
+    timed_out: boolean;
+    oom_killed: boolean;
+    duration_ms: number;
+    stderr_tail: string;
+    artifacts: { name: string }[];
+    artifact_errors: string[];
+    stdout_clipped_bytes: number;
+    stderr_clipped_bytes: number;
+    notes: string[];
+  };
+}
+
+/** Sandbox containers the engine created for `runnerId` since `sinceMs` (from its event log, so removed ones count too). */
+export async function sandboxRunsSince(runnerId: string, sinceMs: number): Promise<number> {
+  const stream = await dockerClient().getEvents({
+    since: Number((sinceMs / 1000).toFixed(3)),
+    until: Number((Date.now() / 1000).toFixed(3)),
+    filters: { type: ["container"], event: ["create"], label: [`${RUNNER_LABEL}=${runnerId}`] },
+  });
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .split("\n")
+    .filter((l) => l.trim()).length;
+}
+
+/**
+ * issue 16: a hostile program's goal (hostileGoal: one attempt, an inspector that never verifies) ends
+ * once and on its merits: the program ran exactly once (one container created since `sinceMs`; the
+ * hostile plan has no checks that run code in containers of their own), one execution is recorded, the
+ * goal is `failed` for budget_attempts (not `errored`), and no container of the loop's runner is left behind.
+ */
+export async function expectOneOutcome(loop: Loop, goal: GoalView, sinceMs: number): Promise<void> {
+  expect(goal.state, goal.tape).toBe("failed");
+  expect(goal.failure_reason).toBe("budget_attempts");
+  expect(goal.tape).toBe("plan → generate → execute → inspect → failed");
+  expect(goal.attempts).toBe(1);
+  expect(goal.executions).toHaveLength(1);
+  expect(await sandboxRunsSince(loop.prefix, sinceMs)).toBe(1);
+  expect(await dockerClient().listContainers({ all: true, filters: { label: [`${RUNNER_LABEL}=${loop.prefix}`] } })).toEqual([]);
 }
