@@ -15,6 +15,7 @@ import { registerJsonBody } from "./json-body";
 import { registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
+import { checkRoutes } from "./routes/checks";
 import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
@@ -108,6 +109,7 @@ export async function build(deps: ApiDeps) {
 
   await app.register(healthRoutes, { readiness: deps.readiness, timeoutMs: deps.readyCheckTimeoutMs ?? 2000 });
   await app.register(goalRoutes, { deps: services });
+  await app.register(checkRoutes);
   await app.register(actionRoutes, { deps: services });
   await app.register(deliveryRoutes, { deps: services });
   await app.register(eventRoutes, { deps: services });

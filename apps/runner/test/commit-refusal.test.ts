@@ -11,17 +11,21 @@ import { DATABASE_URL } from "../../../tests/support/services";
 import { hostileGoal, startLoop, type Loop } from "../../../tests/support/loop";
 import { runnerConfigSchema } from "../src/config";
 import { dataRefusal, runStep, type StepRunnerDeps } from "../src/step";
+import { createCheckPool } from "@loopsmith/verifier";
 
 let loop: Loop;
 let real: Sandbox;
 const log = createLogger({ name: "test", level: "silent" });
 const config = parseConfig(runnerConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true" });
 
+const checks = createCheckPool({ timeoutMs: 30_000 });
+
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
   real = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log });
 });
 afterAll(async () => {
+  await checks.close();
   await loop?.close();
 });
 
@@ -29,6 +33,7 @@ function depsWith(sandbox: Sandbox, prisma: PrismaClient = loop.prisma): StepRun
   return {
     prisma,
     sandbox,
+    checks,
     models: (spec) => createModel(spec, config),
     config,
     log,

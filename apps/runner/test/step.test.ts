@@ -9,10 +9,13 @@ import { demoGoal } from "../../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../../../tests/support/loop";
 import { runnerConfigSchema } from "../src/config";
 import { runStep, type StepRunnerDeps } from "../src/step";
+import { createCheckPool } from "@loopsmith/verifier";
 
 let loop: Loop;
 let scheduled: GoalJob[];
 let deps: StepRunnerDeps;
+
+const checks = createCheckPool({ timeoutMs: 30_000 });
 
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
@@ -21,6 +24,7 @@ beforeAll(async () => {
   deps = {
     prisma: loop.prisma,
     sandbox: createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log }),
+    checks,
     models: (spec) => createModel(spec, config),
     config,
     log,
@@ -33,6 +37,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
+  await checks.close();
   await loop?.close();
 });
 

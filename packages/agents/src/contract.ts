@@ -4,15 +4,32 @@ import { RESULT_FILE } from "@loopsmith/schemas";
 
 export { RESULT_FILE };
 
-export const SCRIPT_CONTRACT = `The program runs as: python3 <filename>, in a fresh container with Python 3.11, pandas 1.5 and numpy 1.24,
+const ENVIRONMENT = `The program runs as: python3 <filename>, in a fresh container with Python 3.11, pandas 1.5 and numpy 1.24,
 no network, a read-only file system except the output directory and /tmp, and a wall-clock limit.
 Environment variables (the only ones set for you):
 - INPUT_PATH: absolute path of the first input file.
 - INPUT_PATHS: a JSON array with the absolute paths of every input file.
 - INPUT_DIR: the directory holding the input files.
-- OUTPUT_DIR: the only writable directory whose files are collected.
-The program must write its final answer as JSON to os.path.join(os.environ["OUTPUT_DIR"], "${RESULT_FILE}"),
-exit with status 0 on success, and let real errors raise (a non-zero exit is reported back with stderr).`;
+- OUTPUT_DIR: the only writable directory whose files are collected.`;
+
+/**
+ * The program's contract for a goal's deliverable: the file it must write, or, when the program itself is
+ * the deliverable, how the checks will import it.
+ */
+export function scriptContract(deliverable: string | null = RESULT_FILE): string {
+  const answer =
+    deliverable === null
+      ? `The program itself is the deliverable: checks import it as a module (under the module name their params
+give, e.g. solution) and call its functions, or run it with test input on stdin. Define the functions at
+module level; put any demonstration under if __name__ == "__main__": so that importing it does nothing else.`
+      : `The program must write its deliverable to os.path.join(os.environ["OUTPUT_DIR"], "${deliverable}")${deliverable.endsWith(".json") ? " as JSON" : ""}.`;
+  return `${ENVIRONMENT}
+${answer}
+Exit with status 0 on success, and let real errors raise (a non-zero exit is reported back with stderr).`;
+}
+
+/** The contract of the default deliverable (result.json). */
+export const SCRIPT_CONTRACT = scriptContract(RESULT_FILE);
 
 export interface InputSummary {
   name: string;

@@ -1,13 +1,19 @@
 import { generatedCode, type CheckOutcome, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
 import type { ModelRequest } from "@loopsmith/models";
 import { describeOutcomes } from "./checks";
-import { SCRIPT_CONTRACT } from "./contract";
+import { scriptContract } from "./contract";
 import { describeRun, type RunSummary } from "./run-summary";
 
-export const REFINER_INSTRUCTIONS = `You are the refiner of LoopSmith. Your one job: fix the program from the real failure below.
+export function refinerInstructions(deliverable: string | null): string {
+  return `You are the refiner of LoopSmith. Your one job: fix the program from the real failure below.
 Read the actual error and the failed checks, change what caused them, and return the whole corrected file
-(never a diff). Keep what already works.
-${SCRIPT_CONTRACT}`;
+(never a diff). Keep what already works. A hidden check shows you where it failed, not what it expected:
+fix the cause, do not guess at answers.
+${scriptContract(deliverable)}`;
+}
+
+/** The instructions for the default deliverable (result.json). */
+export const REFINER_INSTRUCTIONS = refinerInstructions("result.json");
 
 export interface RefinerInput {
   plan: PlanOutput;
@@ -15,6 +21,7 @@ export interface RefinerInput {
   run: RunSummary;
   failed: CheckOutcome[];
   inspection: Inspection;
+  deliverable?: string | null;
 }
 
 export function refinerRequest(input: RefinerInput): ModelRequest<GeneratedCode> {
@@ -30,7 +37,7 @@ export function refinerRequest(input: RefinerInput): ModelRequest<GeneratedCode>
   return {
     turn: "refine",
     index: input.run.attempt - 1,
-    system: REFINER_INSTRUCTIONS,
+    system: refinerInstructions(input.deliverable === undefined ? "result.json" : input.deliverable),
     prompt,
     schema: generatedCode,
     schemaName: "GeneratedCode",

@@ -10,8 +10,8 @@ export interface RunSummary {
   stdout: string;
   stderr: string;
   artifacts: { name: string; size: number }[];
-  /** result.json as text, when the run wrote one. */
-  result: string | null;
+  /** The deliverable as the program wrote it: its name and text (null when it is not text or was not written). */
+  deliverable: { name: string; text: string | null } | null;
 }
 
 export function describeRun(run: RunSummary): string {
@@ -25,6 +25,8 @@ export function describeRun(run: RunSummary): string {
     `Files written: ${run.artifacts.length ? run.artifacts.map((a) => `${a.name} (${a.size} bytes)`).join(", ") : "none"}.`,
     `stdout:\n\`\`\`\n${clip(run.stdout, 2000) || "(empty)"}\n\`\`\``,
     `stderr:\n\`\`\`\n${clip(run.stderr, 4000) || "(empty)"}\n\`\`\``,
-    `result.json:\n\`\`\`\n${run.result === null ? "(not written)" : clip(run.result, 4000)}\n\`\`\``,
+    ...(run.deliverable === null
+      ? []
+      : [`${run.deliverable.name}:\n\`\`\`\n${run.deliverable.text === null ? "(not written, or not UTF-8 text)" : clip(run.deliverable.text, 4000) || "(empty)"}\n\`\`\``]),
   ].join("\n");
 }

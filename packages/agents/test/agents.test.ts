@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { CheckOutcome, CheckSpec, Inspection } from "@loopsmith/schemas";
 import {
   applyVeto,
-  BASELINE_CHECKS,
+  describeChecks,
+  baselineChecks,
   freezeChecks,
   generatorRequest,
   inspectorRequest,
@@ -22,9 +23,9 @@ const reconcile = check("reconciles_total", { values_path: "by_region", total_pa
 
 describe("freezeChecks", () => {
   it("keeps the baseline and every client check exactly, then adds the planner's", () => {
-    const frozen = freezeChecks([reconcile], [check("schema_ok"), check("no_null_region")]);
+    const { checks: frozen } = freezeChecks([reconcile], [check("schema_ok"), check("no_null_region")]);
     expect(frozen.map((c) => `${c.source}:${c.id}`)).toEqual([
-      ...BASELINE_CHECKS.map((c) => `baseline:${c.id}`),
+      ...baselineChecks("result.json").map((c) => `baseline:${c.id}`),
       "client:reconciles_total",
       "planner:schema_ok",
       "planner:no_null_region",
@@ -34,7 +35,7 @@ describe("freezeChecks", () => {
 
   it("a planner cannot weaken a client check: a looser copy is added beside it, never in its place", () => {
     const looser = check("reconciles_total", { values_path: "by_region", total_path: "total_revenue", tolerance: 1000 });
-    const frozen = freezeChecks([reconcile], [looser]);
+    const { checks: frozen } = freezeChecks([reconcile], [looser]);
     const reconciles = frozen.filter((c) => c.id === "reconciles_total");
     expect(reconciles).toHaveLength(2);
     expect(reconciles[0]).toMatchObject({ source: "client", params: { tolerance: 0.01 } });
@@ -42,15 +43,47 @@ describe("freezeChecks", () => {
 
   it("drops exact duplicates, whatever the key order of their params", () => {
     const same = check("reconciles_total", { tolerance: 0.01, total_path: "total_revenue", values_path: "by_region" });
-    const frozen = freezeChecks([reconcile], [same, check("exits_clean")]);
+    const { checks: frozen } = freezeChecks([reconcile], [same, check("exits_clean")]);
     expect(frozen.filter((c) => c.id === "reconciles_total")).toHaveLength(1);
     expect(frozen.filter((c) => c.id === "exits_clean")).toHaveLength(1);
   });
 });
 
+describe("freezeChecks: deliverables and hidden material", () => {
+  it("the baseline follows the deliverable: a CSV needs the file, a program deliverable only a clean exit", () => {
+    expect(baselineChecks("clean.csv").map((c) => c.id)).toEqual(["exits_clean", "artifact_exists"]);
+    expect(baselineChecks("out/report.json").map((c) => c.id)).toEqual(["exits_clean", "artifact_exists", "json_parses"]);
+    expect(baselineChecks(null).map((c) => c.id)).toEqual(["exits_clean"]);
+  });
+
+  it("a client check that reads a checker file is hidden by default; the planner's never are, and may not read checker files", () => {
+    const hiddenCsv = check("csv_matches", { artifact: "clean.csv", expected_file: "expected.csv" });
+    const visible = { ...check("csv_matches", { artifact: "clean.csv", expected_file: "expected.csv" }), hidden: false };
+    const plannerPeek = check("json_matches", { artifact: "r.json", expected_file: "expected.csv" });
+    const { checks, dropped } = freezeChecks([hiddenCsv], [plannerPeek, check("row_count", { artifact: "clean.csv", min: 1 })], "clean.csv");
+    expect(checks.find((c) => c.id === "csv_matches")).toMatchObject({ source: "client", hidden: true, reveal: "input" });
+    expect(checks.find((c) => c.id === "row_count")).toMatchObject({ source: "planner", hidden: false });
+    expect(checks.some((c) => c.id === "json_matches")).toBe(false);
+    expect(dropped).toEqual([{ id: "json_matches", reason: expect.stringMatching(/checker files/) }]);
+    expect(freezeChecks([visible], []).checks.find((c) => c.id === "csv_matches")).toMatchObject({ hidden: false });
+  });
+
+  it("describes a hidden check by what it reads, never by its material", () => {
+    const spec = check("csv_matches", { artifact: "clean.csv", expected_file: "expected.csv", key: ["id"], row_order: "key", atol: 0.01 });
+    const text = describeChecks([spec]);
+    expect(text).toContain("hidden");
+    expect(text).toContain("clean.csv");
+    expect(text).not.toContain("expected.csv");
+    const casesSpec = check("cases", { function: "add", cases: [{ args: [1, 2], expected: "CANARY-41" }] });
+    const casesText = describeChecks([{ ...casesSpec, hidden: true }]);
+    expect(casesText).toContain('"function":"add"');
+    expect(casesText).not.toContain("CANARY-41");
+  });
+});
+
 describe("applyVeto", () => {
   const yes: Inspection = { verified: true, failing_checks: [], diagnosis: "ok", fix_hint: "" };
-  const outcome = (id: string, passed: boolean): CheckOutcome => ({ id, params: {}, passed, message: passed ? "ok" : "no" });
+  const outcome = (id: string, passed: boolean): CheckOutcome => ({ id, params: {}, passed, message: passed ? "ok" : "no", feedback: passed ? "ok" : "no", hidden: false, findings: [] });
 
   it("overrules a verified inspection over a failed check and lists the failure", () => {
     const { inspection, overruled } = applyVeto(yes, [outcome("exits_clean", true), outcome("reconciles_total", false)]);
@@ -77,7 +110,7 @@ describe("requests", () => {
     stdout: "",
     stderr: "ValueError: could not convert string to float: '$1,299.00'",
     artifacts: [],
-    result: null,
+    deliverable: { name: "result.json", text: null },
   };
   const inputs = [summarizeInput("sales.csv", Buffer.from("order_id,revenue\n1,\"$1,299.00\"\n"))];
 
@@ -98,7 +131,7 @@ describe("requests", () => {
   });
 
   it("the inspector and refiner see the real failure, numbered by attempt", () => {
-    const failed = [{ id: "exits_clean", params: {}, passed: false, message: "exit code 1" }];
+    const failed = [{ id: "exits_clean", params: {}, passed: false, message: "exit code 1", feedback: "exit code 1", hidden: false, findings: [] }];
     const insp = inspectorRequest({ plan, success: "one entry per real region", checks: [reconcile], outcomes: failed, run });
     expect(insp.prompt).toContain("one entry per real region");
     expect(insp).toMatchObject({ turn: "inspect", index: 1 });

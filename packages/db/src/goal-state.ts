@@ -29,6 +29,10 @@ export interface NewGoal {
   success: string | null;
   checks: unknown;
   inputs: { name: string; content: Buffer; sha256: string }[];
+  /** Hidden material for the checks; stored apart from the inputs so that nothing that reads inputs can reach it. */
+  checkerFiles?: { name: string; content: Buffer; sha256: string }[];
+  /** The artifact the goal delivers, or null (the program itself); default result.json. */
+  deliverable?: string | null;
   maxAttempts: number;
   budgets: Prisma.InputJsonValue;
   model: unknown;
@@ -48,6 +52,7 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         objective: goal.objective,
         success: goal.success,
         checks: asJson(goal.checks),
+        ...(goal.deliverable !== undefined ? { deliverable: goal.deliverable } : {}),
         inputs: goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })),
         maxAttempts: goal.maxAttempts,
         budgets: goal.budgets,
@@ -61,6 +66,9 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
             sha256: f.sha256,
             content: new Uint8Array(f.content),
           })),
+        },
+        checkerFiles: {
+          create: (goal.checkerFiles ?? []).map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256, content: new Uint8Array(f.content) })),
         },
         transitions: { create: { seq: 0, fromState: null, toState: "plan", detail: {} } },
       },

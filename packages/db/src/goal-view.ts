@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 // What GET /goals/:id returns (and what a webhook carries), read through the tenant: a goal of another
 // tenant does not exist here.
 import { tapeString } from "@loopsmith/machine";
 import {
   failureReport,
   inspection,
+  POSSIBLY_BILLED,
   RESULT_FILE,
   storedBudgets,
   type FailureReport,
@@ -28,19 +30,23 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
   });
   if (!goal) return null;
   const id = goal.id;
-  const [calls, results, verifiedArtifact] = await Promise.all([
+  const deliverable = goal.deliverable;
+  const [calls, possiblyBilled, results, verifiedArtifact, checkerFiles] = await Promise.all([
     prisma.modelCall.aggregate({
       where: { goalId: id },
       _count: { _all: true },
       _sum: { tokensIn: true, tokensOut: true, latencyMs: true, costUsd: true },
     }),
+    prisma.modelCall.count({ where: { goalId: id, error: { startsWith: POSSIBLY_BILLED } } }),
     prisma.checkResult.findMany({ where: { goalId: id }, orderBy: [{ attempt: "asc" }, { createdAt: "asc" }] }),
-    goal.verified
-      ? prisma.artifact.findFirst({ where: { goalId: id, name: RESULT_FILE, execution: { attempt: goal.attempts } } })
+    goal.verified && deliverable !== null
+      ? prisma.artifact.findFirst({ where: { goalId: id, name: deliverable, execution: { attempt: goal.attempts } } })
       : null,
+    prisma.goalCheckerFile.findMany({ where: { goalId: id }, orderBy: { name: "asc" }, select: { name: true, size: true, sha256: true } }),
   ]);
 
-  type Spec = { id: string; kind: "deterministic" | "judgement"; params: Record<string, unknown>; description: string; source?: string };
+  type Spec = { id: string; kind: "deterministic" | "judgement"; params: Record<string, unknown>; description: string; source?: string; hidden?: boolean; reveal?: string };
+  // The API stores client checks with their visibility resolved; PLAN freezes them with their source.
   const specs = ((goal.plan?.checks ?? goal.checks) as Spec[]).map((c) => ({ ...c, source: c.source ?? "client" }));
   // A check's latest result: same id, and its effective params (defaults filled in) agree with every
   // param the spec gave. Ids may repeat with different params, so the id alone is not enough.
@@ -50,7 +56,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       const effective = (r.params ?? {}) as Record<string, unknown>;
       if (r.checkId !== c.id) continue;
       if (Object.entries(c.params).every(([k, v]) => JSON.stringify(effective[k]) === JSON.stringify(v)))
-        return { attempt: r.attempt, passed: r.passed, message: r.message };
+        return { attempt: r.attempt, passed: r.passed, message: r.message, feedback: r.feedback, findings: r.findings as Finding[] };
     }
     return null;
   };
@@ -74,6 +80,8 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     max_attempts: goal.maxAttempts,
     model: spec.provider === "scripted" ? { provider: "scripted", model: "scripted" } : { provider: spec.provider, model: spec.model ?? null },
     inputs: goal.inputs as GoalView["inputs"],
+    checker_files: checkerFiles,
+    deliverable: { name: deliverable, artifact: deliverableArtifact(goal, verifiedArtifact) },
     tape: tapeString(goal.transitions.map((t) => t.toState)),
     transitions: goal.transitions.map(transitionRow),
     plan: goal.plan
@@ -85,6 +93,8 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       params: c.params,
       description: c.description,
       source: c.source as "baseline" | "client" | "planner",
+      hidden: c.hidden === true,
+      reveal: (c.reveal ?? "input") as "full" | "input" | "verdict",
       latest: latestFor(c),
     })),
     executions: goal.executions.map((e) => ({
@@ -100,13 +110,14 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     })),
     last_inspection: lastInspection ?? null,
     // Parsed from the stored bytes rather than the JSONB copy, which reorders keys.
-    report: verifiedArtifact ? (JSON.parse(Buffer.from(verifiedArtifact.content).toString("utf8")) as unknown) : goal.verified ? goal.report : null,
+    report: verifiedArtifact && deliverable?.endsWith(".json") ? parseReport(verifiedArtifact.content) : null,
     failure_report: failure.success ? failure.data : null,
     budgets: storedBudgets(goal.budgets, goal.maxAttempts),
     webhook: (goal.webhook as { url: string } | null) ?? null,
     cost: {
       cost_usd: calls._sum.costUsd ?? 0,
       model_calls: calls._count._all,
+      possibly_billed_calls: possiblyBilled,
       tokens_in: calls._sum.tokensIn ?? 0,
       tokens_out: calls._sum.tokensOut ?? 0,
       model_latency_ms: calls._sum.latencyMs ?? 0,
@@ -117,6 +128,30 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     updated_at: goal.updatedAt.toISOString(),
     finished_at: goal.finishedAt?.toISOString() ?? null,
   };
+}
+
+type Finding = { where: string; input?: string; actual?: string; expected?: string; note?: string };
+
+function parseReport(content: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(content).toString("utf8")) as unknown;
+  } catch {
+    // Verified means the checks read it as JSON; should the stored bytes ever not parse, show nothing.
+    return null;
+  }
+}
+
+/** The verified attempt's deliverable: its artifact, or for a program deliverable, the program. */
+function deliverableArtifact(
+  goal: { verified: boolean; attempts: number; deliverable: string | null; executions: { attempt: number; script: string }[] },
+  artifact: { name: string; size: number; sha256: string } | null,
+) {
+  if (!goal.verified) return null;
+  if (goal.deliverable !== null) return artifact ? { attempt: goal.attempts, name: artifact.name, size: artifact.size, sha256: artifact.sha256 } : null;
+  const exec = goal.executions.find((e) => e.attempt === goal.attempts);
+  if (!exec) return null;
+  const bytes = Buffer.from(exec.script, "utf8");
+  return { attempt: goal.attempts, name: "program", size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 
 export function transitionRow(t: { seq: number; fromState: string | null; toState: string; at: Date; detail: unknown }) {

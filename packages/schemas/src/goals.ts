@@ -1,13 +1,21 @@
 import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { STATES } from "@loopsmith/machine";
 import { z } from "zod";
-import { checkSpec, inspection, modelProviders, modelSpec } from "./loop";
+import { checkFinding, checkSpec, inspection, modelProviders, modelSpec, RESULT_FILE } from "./loop";
 
 // The public goal API: what POST /goals accepts and what GET /goals/:id returns.
 
 export const INPUT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MAX_INPUT_FILES = 20;
 export const MAX_INPUTS_TOTAL_BYTES = 10 * 1024 * 1024;
+export const MAX_CHECKER_FILES = 50;
+export const MAX_CHECKER_FILES_TOTAL_BYTES = 10 * 1024 * 1024;
+
+/** A path under the program's output directory: relative, '/'-separated, at most 8 plain segments, no "." or "..". */
+export function isArtifactPath(path: string): boolean {
+  const segments = path.split("/");
+  return path.length <= 512 && segments.length <= 8 && segments.every((s) => /^[A-Za-z0-9._-]{1,128}$/.test(s) && s !== "." && s !== "..");
+}
 export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_EXECUTION_TIMEOUT_SECONDS = 60;
 
@@ -46,7 +54,18 @@ export const createGoalBody = z
     objective: z.string().trim().min(1).max(10_000),
     success: z.string().max(10_000).optional().describe("The definition of done in words, for the planner and inspector."),
     checks: z.array(checkSpec).max(50).default([]).describe("Binding acceptance checks; the planner may add, never drop or weaken."),
-    inputs: z.array(goalInput).max(MAX_INPUT_FILES).default([]),
+    inputs: z.array(goalInput).max(MAX_INPUT_FILES).default([]).describe("Files the program reads (and the models see a preview of)."),
+    checker_files: z
+      .array(goalInput)
+      .max(MAX_CHECKER_FILES)
+      .default([])
+      .describe("Hidden material that checks read (an expected CSV, test cases, pytest files): never in a model prompt, never in the program's container."),
+    deliverable: z
+      .string()
+      .refine(isArtifactPath, 'a relative path under the output directory, e.g. "clean.csv"')
+      .nullable()
+      .default(RESULT_FILE)
+      .describe('What the goal delivers: the file the program writes under OUTPUT_DIR (default "result.json"), or null when the deliverable is the program itself (goals checked by cases or test_suite).'),
     max_attempts: z.int().min(1).max(20).default(DEFAULT_MAX_ATTEMPTS).describe("Executions before the goal ends failed."),
     execution_timeout_seconds: z.int().min(1).max(600).default(DEFAULT_EXECUTION_TIMEOUT_SECONDS),
     model: modelSpec.optional().describe("The server's default provider when omitted."),
@@ -84,6 +103,12 @@ export type Budgets = z.infer<typeof budgetsView>;
 
 const isoDate = z.string().describe("ISO 8601 timestamp");
 
+/**
+ * How a model_calls row that may have been billed without an answer starts its error text: the runner
+ * writes it (a call found unsettled by the retry of its step), the goal view counts it.
+ */
+export const POSSIBLY_BILLED = "possibly billed";
+
 export const transitionView = z.object({
   seq: z.int(),
   from: z.string().nullable(),
@@ -110,7 +135,17 @@ export const checkView = z.object({
   params: z.record(z.string(), z.unknown()),
   description: z.string(),
   source: z.enum(["baseline", "client", "planner"]),
-  latest: z.object({ attempt: z.int(), passed: z.boolean(), message: z.string() }).nullable(),
+  hidden: z.boolean().describe("Hidden from the models: they were told the check exists and what it reads, never its material."),
+  reveal: z.enum(["full", "input", "verdict"]).describe("For hidden checks: how much of a failure the models were shown."),
+  latest: z
+    .object({
+      attempt: z.int(),
+      passed: z.boolean(),
+      message: z.string().describe("The full verdict."),
+      feedback: z.string().describe("What the models were told about it."),
+      findings: z.array(checkFinding).describe("The first differences: where, input, actual, expected, note."),
+    })
+    .nullable(),
 });
 
 /** Why a goal failed, assembled from the tape when it ends in `failed`. */
@@ -148,6 +183,16 @@ export const goalView = z
     max_attempts: z.int(),
     model: z.object({ provider: z.enum(modelProviders), model: z.string().nullable() }),
     inputs: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })),
+    checker_files: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })).describe("Names and hashes only; the contents stay the client's."),
+    deliverable: z
+      .object({
+        name: z.string().nullable().describe("The artifact the goal delivers, or null when the program itself is the deliverable."),
+        artifact: z
+          .object({ attempt: z.int(), name: z.string(), size: z.int(), sha256: z.string() })
+          .nullable()
+          .describe("Set once verified: the verified attempt's file (for a program deliverable, the program)."),
+      })
+      .describe("What the goal delivers."),
     tape: z.string().describe("The states visited, e.g. plan → generate → execute → inspect → verified."),
     transitions: z.array(transitionView),
     plan: z
@@ -156,13 +201,16 @@ export const goalView = z
     checks: z.array(checkView).describe("Before PLAN ends: the client's checks; after: the frozen checks."),
     executions: z.array(executionView),
     last_inspection: inspection.nullable(),
-    report: z.unknown().describe("The verified artifact (result.json); null unless verified."),
+    report: z.unknown().describe("The verified deliverable parsed as JSON when it is a .json file (exactly as written, big integers as strings of digits... see the README); null unless verified or for other deliverables."),
     failure_report: failureReport.nullable().describe("Set when the goal ended failed."),
     budgets: budgetsView,
     webhook: z.object({ url: z.string() }).nullable(),
     cost: z.object({
-      cost_usd: z.number().describe("Model spend so far (USD) from the price table."),
+      cost_usd: z.number().describe("Model spend so far (USD) from the price table, possibly billed calls included."),
       model_calls: z.int(),
+      possibly_billed_calls: z
+        .int()
+        .describe("Calls whose runner died before the answer came back: the provider may have billed them, so their reserved estimate stays counted (in the totals and the budget)."),
       tokens_in: z.int(),
       tokens_out: z.int(),
       model_latency_ms: z.int(),
@@ -231,3 +279,20 @@ export const approveBody = z
   .strict()
   .meta({ id: "Approval" });
 export type ApproveBody = z.infer<typeof approveBody>;
+
+/** GET /checks: the check library. */
+export const checkCatalogue = z
+  .object({
+    checks: z.array(
+      z.object({
+        id: z.string(),
+        description: z.string(),
+        aliasOf: z.string().optional().describe("Set on aliases: the check whose logic this one runs with other defaults."),
+        runsCode: z.boolean().describe("Runs the program's code in sandbox containers of its own (cases, test_suite)."),
+        publicParams: z.array(z.string()).describe("The params a model may see when the check is hidden; the rest is material."),
+        params: z.record(z.string(), z.unknown()).describe("The params as a JSON Schema."),
+        example: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  })
+  .meta({ id: "CheckCatalogue" });

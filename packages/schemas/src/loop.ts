@@ -44,7 +44,8 @@ export const CHECK_SOURCES = ["baseline", "client", "planner"] as const;
 
 /** A check as frozen at the end of PLAN: its origin and visibility resolved. */
 export const frozenCheck = checkSpec
-  .extend({ source: z.enum(CHECK_SOURCES), hidden: z.boolean(), reveal: z.enum(REVEALS) })
+  // Defaults: plans frozen before checks had a visibility were all visible.
+  .extend({ source: z.enum(CHECK_SOURCES).default("client"), hidden: z.boolean().default(false), reveal: z.enum(REVEALS).default("input") })
   .meta({ id: "FrozenCheck" });
 export type FrozenCheck = z.infer<typeof frozenCheck>;
 

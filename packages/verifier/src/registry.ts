@@ -2,6 +2,8 @@ import { z } from "zod";
 import { noNullRegion, schemaOk } from "./checks/aliases";
 import { artifactExists } from "./checks/artifact-exists";
 import { cases } from "./checks/cases";
+import { csvMatches } from "./checks/csv-matches";
+import { csvSchema } from "./checks/csv-schema";
 import { exitsClean } from "./checks/exits-clean";
 import { jsonAssert } from "./checks/json-assert";
 import { jsonMatches } from "./checks/json-matches";
@@ -9,6 +11,7 @@ import { jsonParses } from "./checks/json-parses";
 import { jsonSchema } from "./checks/json-schema";
 import { noBlankKeys } from "./checks/no-blank-keys";
 import { reconcilesTotal } from "./checks/reconciles-total";
+import { rowCount } from "./checks/row-count";
 import { testSuite } from "./checks/test-suite";
 import { textMatches } from "./checks/text-matches";
 import { topIsArgmax } from "./checks/top-is-argmax";
@@ -22,6 +25,10 @@ export const checkRegistry: ReadonlyMap<string, CheckDef> = new Map<string, Chec
   // The run itself
   ["exits_clean", exitsClean],
   ["artifact_exists", artifactExists],
+  // Tables
+  ["csv_matches", csvMatches],
+  ["csv_schema", csvSchema],
+  ["row_count", rowCount],
   // JSON deliverables
   ["json_parses", jsonParses],
   ["json_schema", jsonSchema],

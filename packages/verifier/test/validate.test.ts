@@ -62,6 +62,9 @@ describe("listChecks", () => {
     expect(list.map((c) => c.id)).toEqual([
       "exits_clean",
       "artifact_exists",
+      "csv_matches",
+      "csv_schema",
+      "row_count",
       "json_parses",
       "json_schema",
       "json_matches",

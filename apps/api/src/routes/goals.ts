@@ -12,12 +12,13 @@ import {
   goalView,
   idempotencyHeaders,
   listGoalsQuery,
+  MAX_CHECKER_FILES_TOTAL_BYTES,
   MAX_INPUTS_TOTAL_BYTES,
   resolveBudgets,
   type CreateGoalBody,
   type ModelSpec,
 } from "@loopsmith/schemas";
-import { validateCheckSpec } from "@loopsmith/verifier";
+import { knownCheckIds, listChecks, validateCheckSpec, visibilityOf } from "@loopsmith/verifier";
 import { checkWebhookUrl } from "@loopsmith/webhooks";
 import { tenantOf } from "../auth";
 import type { Services } from "../services";
@@ -26,25 +27,40 @@ function invalid(details: { path: string; message: string }[]): LoopSmithError {
   return new LoopSmithError("LS_ERR_VALIDATION", "The request is invalid.", details);
 }
 
-/** Checks the body's cross-field rules zod cannot express, and decodes the inputs. */
-function prepare(body: CreateGoalBody, models: ModelConfig) {
-  const problems: { path: string; message: string }[] = [];
-  body.checks.forEach((c, i) => {
-    const v = validateCheckSpec(c);
-    if (!v.ok) for (const issue of v.issues) problems.push({ path: ["body", "checks", i, ...issue.path].join("."), message: issue.message });
-  });
+/** Decodes a list of files, reporting duplicate names and a total over `limit`. */
+function decodeFiles(list: CreateGoalBody["inputs"], field: string, limit: number, problems: { path: string; message: string }[]) {
   const seen = new Set<string>();
   let total = 0;
-  const inputs = body.inputs.map((f, i) => {
-    if (seen.has(f.name)) problems.push({ path: `body.inputs.${i}.name`, message: `duplicate input name "${f.name}"` });
+  const files = list.map((f, i) => {
+    if (seen.has(f.name)) problems.push({ path: `body.${field}.${i}.name`, message: `duplicate name "${f.name}"` });
     seen.add(f.name);
     const content = f.text !== undefined ? Buffer.from(f.text, "utf8") : Buffer.from(f.content_base64 ?? "", "base64");
     total += content.length;
     return { name: f.name, content, sha256: createHash("sha256").update(content).digest("hex") };
   });
-  if (total > MAX_INPUTS_TOTAL_BYTES)
-    problems.push({ path: "body.inputs", message: `inputs total ${total} bytes; the limit is ${MAX_INPUTS_TOTAL_BYTES}` });
+  if (total > limit) problems.push({ path: `body.${field}`, message: `${field} total ${total} bytes; the limit is ${limit}` });
+  return files;
+}
+
+/** Checks the body's cross-field rules zod cannot express, decodes the files and resolves each check's visibility. */
+function prepare(body: CreateGoalBody, models: ModelConfig) {
+  const problems: { path: string; message: string }[] = [];
+  const inputs = decodeFiles(body.inputs, "inputs", MAX_INPUTS_TOTAL_BYTES, problems);
+  const checkerFiles = decodeFiles(body.checker_files, "checker_files", MAX_CHECKER_FILES_TOTAL_BYTES, problems);
+  const checkerNames = checkerFiles.map((f) => f.name);
+  body.checks.forEach((c, i) => {
+    const v = validateCheckSpec(c, { checkerFiles: checkerNames });
+    if (!v.ok) for (const issue of v.issues) problems.push({ path: ["body", "checks", i, ...issue.path].join("."), message: issue.message });
+  });
+  if (body.deliverable === null && !body.checks.some((c) => c.kind !== "judgement" && runsCode(c.id))) {
+    problems.push({
+      path: "body.deliverable",
+      message: `a goal whose deliverable is the program itself needs a check that runs the program's code (${knownCheckIds().filter(runsCode).join(", ")}); without one, "done" would only mean "it exits 0"`,
+    });
+  }
   if (problems.length) throw invalid(problems);
+  // Stored resolved, so that what the client sees and what the runner applies can never differ.
+  const checks = body.checks.map((c) => ({ ...c, ...visibilityOf(c) }));
 
   let model: ModelSpec;
   try {
@@ -55,7 +71,11 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
   }
   // Pin the model name now, so the tape says which model ran even if the server default changes later.
   if (model.provider !== "scripted" && !model.model) model = { ...model, model: defaultModelName(model.provider, models) };
-  return { inputs, model };
+  return { inputs, checkerFiles, checks, model };
+}
+
+function runsCode(id: string): boolean {
+  return listChecks().some((c) => c.id === id && c.runsCode);
 }
 
 function defaultModelName(provider: Exclude<ModelSpec["provider"], "scripted">, c: ModelConfig): string | undefined {
@@ -99,7 +119,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const replayed = await replay();
       if (replayed) return accepted(replayed, true);
 
-      const { inputs, model } = prepare(body, deps.models);
+      const { inputs, checkerFiles, checks, model } = prepare(body, deps.models);
       const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
       if (problems.length) throw invalid(problems);
       if (body.webhook) {
@@ -115,8 +135,10 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           queuePrefix: deps.queuePrefix,
           objective: body.objective,
           success: body.success ?? null,
-          checks: body.checks,
+          checks,
           inputs,
+          checkerFiles,
+          deliverable: body.deliverable,
           maxAttempts: body.max_attempts,
           budgets,
           model,

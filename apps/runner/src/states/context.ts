@@ -7,11 +7,14 @@ import type { MachineEvent } from "@loopsmith/machine";
 import type { LoopModel, PricingConfig } from "@loopsmith/models";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Sandbox } from "@loopsmith/sandbox";
+import type { CheckPool } from "@loopsmith/verifier";
 import type { ModelSpec } from "@loopsmith/schemas";
 
 export interface StepDeps {
   prisma: PrismaClient;
   sandbox: Sandbox;
+  /** Runs the deterministic checks off the event loop, each under a time limit. */
+  checks: CheckPool;
   /** Builds the model a goal asked for (server config decides what is available). */
   models: (spec: ModelSpec) => LoopModel;
   log: Logger;

@@ -4,12 +4,12 @@
 import { LoopSmithError } from "@loopsmith/core";
 import type { Execution, PrismaClient } from "@loopsmith/db";
 import { summarizeInput, RESULT_FILE, type InputSummary, type RunSummary } from "@loopsmith/agents";
-import { checkSpec, generatedCode, inspection, planOutput, type CheckSpec, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
+import { frozenCheck, generatedCode, inspection, planOutput, type FrozenCheck, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
 import { z } from "zod";
 
 export interface FrozenPlan {
   plan: PlanOutput;
-  checks: CheckSpec[];
+  checks: FrozenCheck[];
 }
 
 function missing(what: string, goalId: string): never {
@@ -34,7 +34,7 @@ export async function loadPlan(prisma: PrismaClient, goalId: string): Promise<Fr
       output_contract: row.outputContract,
       checks: row.checks,
     }),
-    checks: z.array(checkSpec).parse(row.checks),
+    checks: z.array(frozenCheck).parse(row.checks),
   };
 }
 
@@ -67,8 +67,20 @@ export async function loadExecution(prisma: PrismaClient, goalId: string, attemp
   );
 }
 
-export function runSummary(exec: Execution & { artifactFiles: { name: string; size: number; content: Uint8Array }[] }): RunSummary {
-  const result = exec.artifactFiles.find((a) => a.name === RESULT_FILE);
+/** What the models are told about a stored execution; `deliverable` names the file to show (null: none). */
+export function runSummary(
+  exec: Execution & { artifactFiles: { name: string; size: number; content: Uint8Array }[] },
+  deliverable: string | null,
+): RunSummary {
+  const file = deliverable === null ? undefined : exec.artifactFiles.find((a) => a.name === deliverable);
+  let text: string | null = null;
+  if (file) {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(file.content);
+    } catch {
+      text = null;
+    }
+  }
   return {
     attempt: exec.attempt,
     exitCode: exec.exitCode,
@@ -78,6 +90,6 @@ export function runSummary(exec: Execution & { artifactFiles: { name: string; si
     stdout: exec.stdout,
     stderr: exec.stderr,
     artifacts: exec.artifactFiles.map((a) => ({ name: a.name, size: a.size })),
-    result: result ? Buffer.from(result.content).toString("utf8") : null,
+    deliverable: deliverable === null ? null : { name: deliverable, text },
   };
 }

@@ -6,8 +6,9 @@ import { LoopSmithError } from "@loopsmith/core";
 import type { Tx } from "@loopsmith/db";
 import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, type Artifact, type RunRequest } from "@loopsmith/sandbox";
 import { storedBudgets } from "@loopsmith/schemas";
+import { loadCheckerFiles, runCheckRuns, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadInputs, loadLatestCode } from "./evidence";
+import { loadInputs, loadLatestCode, loadPlan } from "./evidence";
 
 const STDERR_TAIL = 2000;
 
@@ -22,16 +23,18 @@ export const execute: StateHandler = async (ctx, deps) => {
   const wallLeftMs = budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
   const timeoutMs = Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs));
 
+  const env = {
+    INPUT_PATH: paths[0] ?? "",
+    INPUT_PATHS: JSON.stringify(paths),
+    INPUT_DIR: SANDBOX_INPUT_DIR,
+    OUTPUT_DIR: SANDBOX_OUTPUT_DIR,
+  };
+  // The program's own run gets the inputs and nothing else: checker files never enter its container.
   const run = await runSandbox(deps, {
     files: inputs,
     script: { filename: code.filename, source: code.source },
     command: ["python3", code.filename],
-    env: {
-      INPUT_PATH: paths[0] ?? "",
-      INPUT_PATHS: JSON.stringify(paths),
-      INPUT_DIR: SANDBOX_INPUT_DIR,
-      OUTPUT_DIR: SANDBOX_OUTPUT_DIR,
-    },
+    env,
     timeoutMs,
     signal: ctx.signal,
   });
@@ -39,6 +42,25 @@ export const execute: StateHandler = async (ctx, deps) => {
     { goalId: goal.id, attempt, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs },
     "execution finished",
   );
+
+  // Checks that run the program's code (cases, test suites) get containers of their own, after the
+  // program's run and within what is left of the wall-clock budget. A run that timed out or ran out of
+  // memory already failed; its checks are not run again.
+  const { checks } = await loadPlan(deps.prisma, goal.id);
+  const checkRuns =
+    run.timedOut || run.oomKilled || run.aborted
+      ? []
+      : await runCheckRuns({
+          sandbox: deps.sandbox,
+          checks,
+          code,
+          inputs,
+          checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
+          env,
+          timeLeftMs: () => budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime()),
+          signal: ctx.signal,
+          run: (req) => runSandbox(deps, req),
+        });
 
   const artifacts = run.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 }));
   const detail = {
@@ -57,6 +79,7 @@ export const execute: StateHandler = async (ctx, deps) => {
     notes: run.notes,
     image_id: run.imageId,
     script_sha256: createHash("sha256").update(code.source).digest("hex"),
+    ...(checkRuns.length > 0 ? { check_runs: summarizeCheckRuns(checkRuns) } : {}),
   };
   const record = (tx: Tx, evidence: { stdout: string; stderr: string; artifacts: Artifact[] }) =>
     tx.execution.create({
@@ -82,6 +105,7 @@ export const execute: StateHandler = async (ctx, deps) => {
     detail,
     effects: async (tx) => {
       const exec = await record(tx, run);
+      await storeCheckRuns(tx, goal.id, exec.id, attempt, checkRuns);
       if (run.artifacts.length > 0) {
         await tx.artifact.createMany({
           data: run.artifacts.map((a) => ({

@@ -6,7 +6,7 @@ import { modelFailed, modelTurn } from "./model-call";
 
 export const generate: StateHandler = async (ctx, deps) => {
   const { plan, checks } = await loadPlan(deps.prisma, ctx.goal.id);
-  const req = generatorRequest({ plan, checks, inputs: await loadInputSummaries(deps.prisma, ctx.goal.id) });
+  const req = generatorRequest({ plan, checks, inputs: await loadInputSummaries(deps.prisma, ctx.goal.id), deliverable: ctx.goal.deliverable });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("generate", turn.error);
   return { event: { type: "CODE_READY" }, detail: { code: turn.output } };

@@ -1,10 +1,11 @@
 // INSPECT: the deterministic checks run first and are ground truth; then the inspector model judges the
 // run knowing their results. The machine, not this handler, turns both into the next state.
-import { applyVeto, errorClass, inspectorRequest, outcomeHash, RESULT_FILE, stuckHashes } from "@loopsmith/agents";
-import type { Tx } from "@loopsmith/db";
-import { runChecks } from "@loopsmith/verifier";
+import { applyVeto, errorClass, inspectorRequest, outcomeHash, stuckHashes } from "@loopsmith/agents";
+import { asJson, type Tx } from "@loopsmith/db";
+import { jsonDepth, parseJsonExact } from "@loopsmith/verifier";
+import { loadCheckerFiles, loadCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadExecution, loadPlan, runSummary } from "./evidence";
+import { loadExecution, loadInputs, loadLatestCode, loadPlan, runSummary } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const inspect: StateHandler = async (ctx, deps) => {
@@ -17,16 +18,33 @@ export const inspect: StateHandler = async (ctx, deps) => {
     orderBy: { seq: "desc" },
   }))?.detail as { artifact_errors?: string[] } | undefined)?.artifact_errors ?? [];
 
-  const outcomes = runChecks(checks, {
-    exitCode: exec.exitCode,
-    timedOut: exec.timedOut,
-    oomKilled: exec.oomKilled,
-    stderr: exec.stderr,
-    artifacts: exec.artifactFiles.map((a) => ({ name: a.name, content: Buffer.from(a.content) })),
-    artifactErrors,
-  });
+  const [inputs, checkerFiles, runs, code] = await Promise.all([
+    loadInputs(deps.prisma, goal.id),
+    loadCheckerFiles(deps.prisma, goal.id),
+    loadCheckRuns(deps.prisma, goal.id, attempt),
+    loadLatestCode(deps.prisma, goal.id),
+  ]);
+  // Off the event loop, each check under its time limit (see the verifier's pool).
+  const outcomes = await deps.checks.run(
+    checks,
+    {
+      exitCode: exec.exitCode,
+      timedOut: exec.timedOut,
+      oomKilled: exec.oomKilled,
+      stdout: exec.stdout,
+      stderr: exec.stderr,
+      durationMs: exec.durationMs,
+      artifacts: exec.artifactFiles.map((a) => ({ name: a.name, content: Buffer.from(a.content) })),
+      artifactErrors,
+      inputs,
+      checkerFiles,
+      program: { filename: code.filename, source: exec.script },
+      runs: [],
+    },
+    (i) => runs.get(i) ?? [],
+  );
   const checksPassed = outcomes.every((o) => o.passed);
-  const run = runSummary(exec);
+  const run = runSummary(exec, goal.deliverable);
 
   const turn = await modelTurn(ctx, deps, inspectorRequest({ plan, success: goal.success, checks, outcomes, run }));
   const effects = async (tx: Tx) => {
@@ -39,14 +57,17 @@ export const inspect: StateHandler = async (ctx, deps) => {
         params: o.params as object,
         passed: o.passed,
         message: o.message,
+        feedback: o.feedback,
+        hidden: o.hidden,
+        findings: asJson(o.findings),
       })),
     });
   };
-  const checksDetail = outcomes.map((o) => ({ id: o.id, passed: o.passed, message: o.message }));
+  const checksDetail = outcomes.map((o) => ({ id: o.id, passed: o.passed, message: o.message, ...(o.hidden ? { hidden: true } : {}) }));
   if (!turn.ok) return { ...modelFailed("inspect", turn.error), detail: { attempt, checks: checksDetail, model_error: turn.error }, effects };
 
   const { inspection, overruled } = applyVeto(turn.output, outcomes);
-  const report = checksPassed && inspection.verified && run.result !== null ? (JSON.parse(run.result) as unknown) : undefined;
+  const report = checksPassed && inspection.verified ? storableReport(goal.deliverable, run.deliverable?.text ?? null) : undefined;
 
   // The progress guard: this attempt's outcome against the earlier ones on the tape.
   const hash = outcomeHash({
@@ -78,7 +99,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
       checks: checksDetail,
       inspection,
       inspector_overruled: overruled,
-      result_file: RESULT_FILE,
+      deliverable: goal.deliverable,
       outcome_hash: hash,
     },
     report,
@@ -93,3 +114,18 @@ export const inspect: StateHandler = async (ctx, deps) => {
         },
   };
 };
+
+/**
+ * The verified JSON deliverable, for the goal's report column. Bounded: a document nested past what JSON
+ * columns (and Prisma's serialiser) take is left out of the column; the view reads the stored artifact.
+ */
+function storableReport(deliverable: string | null, text: string | null): unknown {
+  if (deliverable === null || !deliverable.endsWith(".json") || text === null) return undefined;
+  const parsed = parseJsonExact(text);
+  if (!parsed.ok || jsonDepth(parsed.value, 64) > 64) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

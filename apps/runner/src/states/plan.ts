@@ -16,11 +16,12 @@ export const plan: StateHandler = async (ctx, deps) => {
     success: goal.success,
     inputs: await loadInputSummaries(deps.prisma, goal.id),
     clientChecks,
+    deliverable: goal.deliverable,
   });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("plan", turn.error);
 
-  const checks = freezeChecks(clientChecks, turn.output.checks);
+  const { checks, dropped } = freezeChecks(clientChecks, turn.output.checks, goal.deliverable);
   return {
     event: { type: "PLANNED" },
     detail: {
@@ -28,6 +29,7 @@ export const plan: StateHandler = async (ctx, deps) => {
       model: ctx.model.modelName,
       approach: turn.output.approach,
       checks: checks.map((c) => c.id),
+      ...(dropped.length > 0 ? { dropped_checks: dropped } : {}),
     },
     effects: async (tx) => {
       await tx.plan.create({

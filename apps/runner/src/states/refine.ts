@@ -14,13 +14,16 @@ export const refine: StateHandler = async (ctx, deps) => {
     where: { goalId: goal.id, attempt: goal.attempts, passed: false },
     orderBy: { createdAt: "asc" },
   });
-  const failed = failedRows.map((r) => checkOutcome.parse({ id: r.checkId, params: r.params, passed: r.passed, message: r.message }));
+  const failed = failedRows.map((r) =>
+    checkOutcome.parse({ id: r.checkId, params: r.params, passed: r.passed, message: r.message, feedback: r.feedback || r.message, hidden: r.hidden, findings: r.findings }),
+  );
   const req = refinerRequest({
     plan,
     code: await loadLatestCode(deps.prisma, goal.id),
-    run: runSummary(exec),
+    run: runSummary(exec, goal.deliverable),
     failed,
     inspection: await loadLatestInspection(deps.prisma, goal.id),
+    deliverable: goal.deliverable,
   });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("refine", turn.error);

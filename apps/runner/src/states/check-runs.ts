@@ -1,0 +1,100 @@
+// The sandbox runs that checks ask for (cases, test suites): described by each check as data
+// (planCheckRuns), run here in fresh containers of their own after the program's run, and stored with
+// the attempt's execution, so that INSPECT, and an INSPECT resumed after a crash, judges this evidence
+// and never runs the program's code again.
+import type { PrismaClient, Tx } from "@loopsmith/db";
+import type { RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
+import type { FrozenCheck, GeneratedCode } from "@loopsmith/schemas";
+import { planCheckRuns, type RunEvidence } from "@loopsmith/verifier";
+
+export interface CheckRunsOfCheck {
+  index: number;
+  checkId: string;
+  runs: RunEvidence[];
+}
+
+export async function loadCheckerFiles(prisma: PrismaClient, goalId: string): Promise<SandboxFile[]> {
+  const rows = await prisma.goalCheckerFile.findMany({ where: { goalId }, orderBy: { name: "asc" } });
+  return rows.map((r) => ({ name: r.name, content: Buffer.from(r.content) }));
+}
+
+function evidenceOf(run: RunResult): RunEvidence {
+  return {
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    oomKilled: run.oomKilled,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    durationMs: Math.round(run.durationMs),
+    artifacts: run.artifacts.map((a) => ({ name: a.name, content: a.content })),
+    artifactErrors: run.artifactErrors,
+  };
+}
+
+/** Runs every check's sandbox requests, one fresh container each, within `timeLeftMs` in all. */
+export async function runCheckRuns(opts: {
+  sandbox: Sandbox;
+  checks: FrozenCheck[];
+  code: GeneratedCode;
+  inputs: SandboxFile[];
+  checkerFiles: SandboxFile[];
+  env: Record<string, string>;
+  timeLeftMs: () => number;
+  signal: AbortSignal;
+  run: (req: Parameters<Sandbox["run"]>[0]) => Promise<RunResult>;
+}): Promise<CheckRunsOfCheck[]> {
+  const out: CheckRunsOfCheck[] = [];
+  for (const [index, check] of opts.checks.entries()) {
+    const requests = planCheckRuns(check, { program: { filename: opts.code.filename, source: opts.code.source }, checkerFiles: opts.checkerFiles, inputs: opts.inputs });
+    if (requests.length === 0) continue;
+    const runs: RunEvidence[] = [];
+    for (const req of requests) {
+      const left = opts.timeLeftMs();
+      if (left <= 0) break;
+      const result = await opts.run({
+        files: opts.inputs,
+        workFiles: req.files,
+        command: req.command,
+        env: { ...opts.env, ...req.env },
+        timeoutMs: Math.max(1, Math.min(req.timeoutMs, left)),
+        signal: opts.signal,
+      });
+      runs.push(evidenceOf(result));
+    }
+    out.push({ index, checkId: check.id, runs });
+  }
+  return out;
+}
+
+// Stored as JSON bytes with artifacts in base64: whatever a program wrote is kept as it was.
+export function encodeRuns(runs: RunEvidence[]): Uint8Array<ArrayBuffer> {
+  const plain = runs.map((r) => ({ ...r, artifacts: r.artifacts.map((a) => ({ name: a.name, content: a.content.toString("base64") })) }));
+  return new Uint8Array(Buffer.from(JSON.stringify(plain), "utf8"));
+}
+
+export function decodeRuns(bytes: Uint8Array): RunEvidence[] {
+  const plain = JSON.parse(Buffer.from(bytes).toString("utf8")) as (Omit<RunEvidence, "artifacts"> & { artifacts: { name: string; content: string }[] })[];
+  return plain.map((r) => ({ ...r, artifacts: r.artifacts.map((a) => ({ name: a.name, content: Buffer.from(a.content, "base64") })) }));
+}
+
+export async function storeCheckRuns(tx: Tx, goalId: string, executionId: string, attempt: number, runs: CheckRunsOfCheck[]): Promise<void> {
+  if (runs.length === 0) return;
+  await tx.checkRun.createMany({
+    data: runs.map((r) => ({ goalId, executionId, attempt, checkIndex: r.index, checkId: r.checkId, evidence: encodeRuns(r.runs) })),
+  });
+}
+
+/** Each check's runs for an attempt, by the check's index in the frozen plan. */
+export async function loadCheckRuns(prisma: PrismaClient, goalId: string, attempt: number): Promise<Map<number, RunEvidence[]>> {
+  const rows = await prisma.checkRun.findMany({ where: { goalId, attempt } });
+  return new Map(rows.map((r) => [r.checkIndex, decodeRuns(r.evidence)]));
+}
+
+/** The tape's summary of a check's runs: how each ended, not what it printed. */
+export function summarizeCheckRuns(runs: CheckRunsOfCheck[]) {
+  return runs.map((r) => ({
+    check: r.checkId,
+    index: r.index,
+    runs: r.runs.map((e) => ({ exit_code: e.exitCode, timed_out: e.timedOut, oom_killed: e.oomKilled, duration_ms: e.durationMs, artifacts: e.artifacts.map((a) => a.name) })),
+  }));
+}
