@@ -5,6 +5,8 @@ import { stringifyJson } from "./lib/json";
 
 /** A number with at most 12 significant digits. */
 export function fmtNumber(n: number): string {
+  // Integers as they are: 9007199254740993 must not read as 9007199254740990.
+  if (Number.isInteger(n)) return String(n);
   return Number.isFinite(n) ? String(Number(n.toPrecision(12))) : String(n);
 }
 
@@ -48,4 +50,9 @@ export function describeValue(value: unknown): string {
 export function listQuoted(items: readonly string[], max = 10): string {
   const shown = items.slice(0, max).map((s) => JSON.stringify(s));
   return items.length > max ? `${shown.join(", ")} and ${items.length - max} more` : shown.join(", ");
+}
+
+/** Plain text cut to `max` characters (no quoting, unlike preview). */
+export function clipText(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -2,7 +2,7 @@ import { XMLParser } from "fast-xml-parser";
 import { z } from "zod";
 import { checkerFileName, findArtifact } from "../artifacts";
 import { defineCheck } from "../define";
-import { preview } from "../format";
+import { clipText, preview } from "../format";
 import type { CheckResult, Finding, RunEvidence } from "../types";
 import { maxFindingsParam } from "./json-matches";
 
@@ -68,13 +68,13 @@ export const testSuite = defineCheck({
     const findings: Finding[] = bad.slice(0, p.max_findings).map((c) => ({
       where: `${c.id} ${c.outcome}`,
       ...(c.type ? { actual: c.type } : {}),
-      ...(c.message ? { note: preview(c.message, 1500) } : {}),
+      ...(c.message ? { note: clipText(c.message, 1500) } : {}),
     }));
     if (run.exitCode === 5 || cases.length === 0) return fail(`no tests were collected (pytest exit code ${run.exitCode}): every test must run`, run);
     if (bad.length === 0 && run.exitCode !== 0) return fail(`pytest exited ${run.exitCode}${exitMeaning(run.exitCode)} although its report lists ${counts}: the two disagree, so neither is trusted`, run);
     if (bad.length > 0 && run.exitCode === 0) return { ...fail(`pytest exited 0 although its report lists ${counts}: the two disagree, so neither is trusted`, run), findings };
     if (bad.length > 0) {
-      return { passed: false, message: `${counts}; first: ${findings.slice(0, 3).map((f) => `${f.where}${f.note ? `: ${preview(f.note, 200)}` : ""}`).join("; ")}`, publicMessage: counts, findings };
+      return { passed: false, message: `${counts}; first: ${findings.slice(0, 3).map((f) => `${f.where}${f.note ? `: ${clipText(f.note.split("\n")[0] ?? "", 200)}` : ""}`).join("; ")}`, publicMessage: counts, findings };
     }
     if (passed < p.min_tests) return fail(`${counts}; fewer than the required ${p.min_tests}`);
     return { passed: true, message: counts, publicMessage: counts };
@@ -125,9 +125,19 @@ function readJunit(run: RunEvidence): { ok: true; cases: TestCase[] } | { ok: fa
       const f = first("failure") ?? first("error");
       const outcome: TestCase["outcome"] = first("failure") ? "failed" : first("error") ? "error" : first("skipped") ? "skipped" : "passed";
       const detail = f ?? first("skipped");
-      const message = detail ? [detail.message, detail["#text"]].filter((x) => typeof x === "string" && x !== "").join("\n") : undefined;
-      cases.push({ id, outcome, ...(f?.type ? { type: String(f.type) } : {}), ...(message ? { message } : {}) });
+      const message = detail ? [detail.message, detail["#text"]].filter((x): x is string => typeof x === "string" && x !== "").map(decodeCharRefs).join("\n") : undefined;
+      // pytest names the exception on the report's last line ("tests/test_x.py:4: AssertionError").
+      const type = f?.type ? String(f.type) : /:\d+: ([A-Za-z_][\w.]*)\s*$/.exec(String(f?.["#text"] ?? ""))?.[1];
+      cases.push({ id, outcome, ...(type ? { type } : {}), ...(message ? { message } : {}) });
     }
   }
   return { ok: true, cases };
+}
+
+/** pytest writes newlines in attributes as &#10;, which the XML parser leaves as they are. */
+function decodeCharRefs(text: string): string {
+  return text.replace(/&#(x[0-9a-fA-F]+|\d+);/g, (m, code: string) => {
+    const n = code.startsWith("x") ? parseInt(code.slice(1), 16) : Number(code);
+    return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : m;
+  });
 }

@@ -76,7 +76,7 @@ export function compareText(actual: string, expected: string, opts: { mode: Text
         else if (i >= e.length) add({ where: `line ${i + 1}`, actual: show(a[i]), note: "an extra line" });
         else if (fold(a[i]!) !== fold(e[i]!)) add({ where: `line ${i + 1}`, actual: show(a[i]), expected: show(e[i]) });
       }
-      return done(count === 0 ? `all ${a.length} lines match` : `${count} line${count === 1 ? "" : "s"} differ (${a.length} lines produced)`);
+      return done(count === 0 ? `all ${a.length} lines match` : `${count} line${count === 1 ? " differs" : "s differ"} (${a.length} line${a.length === 1 ? "" : "s"} produced)`);
     }
     case "tokens":
     case "floats": {
@@ -97,7 +97,7 @@ export function compareText(actual: string, expected: string, opts: { mode: Text
           }
         } else if (fold(at) !== fold(et)) add({ where: `token ${i + 1}`, actual: show(at), expected: show(et) });
       }
-      return done(count === 0 ? `all ${a.length} tokens match` : `${count} token${count === 1 ? "" : "s"} differ (${a.length} tokens produced)`);
+      return done(count === 0 ? `all ${a.length} tokens match` : `${count} token${count === 1 ? " differs" : "s differ"} (${a.length} token${a.length === 1 ? "" : "s"} produced)`);
     }
     case "unordered_lines": {
       const a = lines(actual).map(fold);
