@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { checkerFileName, findArtifact, findCheckerFile, parseJsonFile } from "../artifacts";
 import { defineCheck } from "../define";
-import { preview } from "../format";
+import { clipText, preview } from "../format";
 import { parseJsonExact, stringifyJson } from "../lib/json";
 import { toleranceParams } from "../lib/numbers";
 import { compareText, textModeParam } from "../lib/text";
@@ -90,7 +90,7 @@ function resolveCases(p: Params, checkerFiles: { name: string; content: Buffer }
 const showCall = (fn: string, c: Case) => {
   const args = (c.args ?? []).map((a) => preview(a, 60));
   const kwargs = Object.entries(c.kwargs ?? {}).map(([k, v]) => `${k}=${preview(v, 60)}`);
-  return preview(`${fn}(${[...args, ...kwargs].join(", ")})`, 200);
+  return clipText(`${fn}(${[...args, ...kwargs].join(", ")})`, 200);
 };
 
 /** A returned value as JSON text showed it: NaN and infinities arrive tagged. */
@@ -144,8 +144,8 @@ export const cases = defineCheck({
     if (!results.ok) return { passed: false, message: results.message, publicMessage: results.message };
     if (results.importError) {
       const e = results.importError;
-      const msg = `the program could not be imported as ${p.module}.py${p.function ? ` with ${p.function}` : ""}: ${e.type}: ${preview(e.message, 300)}`;
-      return { passed: false, message: msg, publicMessage: msg, findings: [{ where: "import", actual: `${e.type}: ${preview(e.message, 300)}`, note: preview(e.traceback, 1500) }] };
+      const msg = `the program could not be imported as ${p.module}.py${p.function ? ` with ${p.function}` : ""}: ${e.type}: ${clipText(e.message, 300)}`;
+      return { passed: false, message: msg, publicMessage: msg, findings: [{ where: "import", actual: `${e.type}: ${clipText(e.message, 300)}`, note: clipText(e.traceback, 1500) }] };
     }
     const tol = { atol: p.atol, rtol: p.rtol };
     const findings: Finding[] = [];
@@ -229,9 +229,9 @@ function judgeCase(
     case "output_limit":
       return { what: "the result is too large to compare", finding: {} };
     case "unserializable":
-      return { what: "returned a value that is not plain data", finding: { actual: `${got.error?.type ?? "TypeError"}: ${preview(got.error?.message ?? "", 200)}` } };
+      return { what: "returned a value that is not plain data", finding: { actual: `${got.error?.type ?? "TypeError"}: ${clipText(got.error?.message ?? "", 200)}` } };
     case "error":
-      return { what: `raised ${got.error?.type ?? "an exception"}`, finding: { actual: `${got.error?.type ?? "Exception"}: ${preview(got.error?.message ?? "", 300)}`, note: got.error?.traceback ? preview(got.error.traceback, 1500) : undefined } };
+      return { what: `raised ${got.error?.type ?? "an exception"}`, finding: { actual: `${got.error?.type ?? "Exception"}: ${clipText(got.error?.message ?? "", 300)}`, note: got.error?.traceback ? clipText(got.error.traceback, 1500) : undefined } };
     case "ok":
       break;
     default:
@@ -247,7 +247,7 @@ function judgeCase(
     };
   }
   if ((got.exit_code ?? 0) !== 0) {
-    return { what: `exited with code ${got.exit_code}`, finding: { actual: got.stderr_tail ? `stderr: ${preview(got.stderr_tail.split("\n").filter(Boolean).at(-1) ?? "", 300)}` : "stderr is empty" } };
+    return { what: `exited with code ${got.exit_code}`, finding: { actual: got.stderr_tail ? `stderr: ${clipText(got.stderr_tail.split("\n").filter(Boolean).at(-1) ?? "", 300)}` : "stderr is empty" } };
   }
   if (got.stdout_clipped) return { what: "printed more than 1 MiB", finding: {} };
   const cmp = compareText(got.stdout ?? "", c.expected_stdout ?? "", { mode: p.stdout_mode, tol, caseSensitive: true }, 3);

@@ -1,0 +1,85 @@
+// The test_suite family through the public API: the client's own pytest files, hidden, run in a fresh
+// container against the program. Exit code and JUnit report must agree; no tests, skips and errors fail.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkedGoal } from "../../support/checked-goal";
+import { startLoop, type Loop } from "../../support/loop";
+
+let loop: Loop;
+beforeAll(async () => {
+  loop = await startLoop();
+});
+afterAll(async () => {
+  await loop?.close();
+});
+
+const TESTS = `import pytest
+from slugify_lib import slugify
+
+def test_lowercases():
+    assert slugify("Hello World") == "hello-world"
+
+def test_strips_punctuation():
+    assert slugify("Hello, World!") == "hello-world"
+
+def test_collapses_separators():
+    assert slugify("  a -- b  ") == "a-b"
+
+@pytest.mark.parametrize("text", ["", "   ", "!!!"])
+def test_empty(text):
+    assert slugify(text) == ""
+`;
+
+const CORRECT = `import re
+
+def slugify(text):
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return "-".join(words)
+`;
+
+const goal = (program: string, filename = "slugify_lib.py") =>
+  checkedGoal({
+    objective: "Write slugify(text) in slugify_lib.py: lowercase words of letters and digits joined by single hyphens.",
+    deliverable: null,
+    checker_files: [{ name: "test_slugify.py", text: TESTS }],
+    checks: [{ id: "test_suite", params: { tests: ["test_slugify.py"], module: "slugify_lib", min_tests: 6, timeout_seconds: 60 } }],
+    program,
+    filename,
+  });
+
+describe("a goal graded by the client's hidden pytest suite", () => {
+  it("verifies the right program", async () => {
+    const g = await loop.run(goal(CORRECT));
+    expect(g.state, JSON.stringify(g.checks.map((c) => c.latest?.message))).toBe("verified");
+    expect(g.checks.find((c) => c.id === "test_suite")!.latest!.message).toBe("6 tests: 6 passed, 0 failed, 0 errors, 0 skipped");
+  });
+
+  const wrong: [string, string, RegExp][] = [
+    ["keeps punctuation", "def slugify(text):\n    return '-'.join(text.lower().split())\n", /failed/],
+    ["exits 0 as soon as it is imported", "import os\nos._exit(0)\n", /no JUnit report|no tests/],
+    ["skips every test from its module", "import pytest\npytest.skip('later', allow_module_level=True)\n", /no tests were collected|skipped/],
+    ["raises at import", "raise ImportError('not written yet')\n", /error|no tests/],
+    [
+      "brings a conftest.py that passes everything (it is never loaded)",
+      "import pytest\n@pytest.hookimpl(tryfirst=True)\ndef pytest_runtest_call(item):\n    pass\ndef slugify(text):\n    return text\n",
+      /failed/,
+    ],
+  ];
+  for (const [name, program, why] of wrong) {
+    it(`never verifies a program that ${name}`, async () => {
+      const g = await loop.run(goal(program, name.includes("conftest") ? "conftest.py" : "slugify_lib.py"));
+      expect(g.state).toBe("failed");
+      const suite = g.checks.find((c) => c.id === "test_suite")!.latest!;
+      expect(suite.passed).toBe(false);
+      expect(suite.message).toMatch(why);
+    });
+  }
+
+  it("under reveal input, the models learn which tests failed and how, never the test file's assertions", async () => {
+    const g = await loop.run(goal("def slugify(text):\n    return '-'.join(text.lower().split())\n"));
+    const suite = g.checks.find((c) => c.id === "test_suite")!.latest!;
+    expect(suite.feedback).toContain("test_strips_punctuation failed");
+    expect(suite.feedback).toContain("AssertionError");
+    expect(suite.feedback).not.toContain('"hello-world"');
+    expect(suite.findings.some((f) => (f.note ?? "").includes("hello-world"))).toBe(true);
+  });
+});
