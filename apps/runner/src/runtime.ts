@@ -76,22 +76,35 @@ export function createRunner(deps: RunnerDeps): Runner {
    * Infrastructure failures (Docker, Postgres, Redis, a provider's 429/5xx) throw, and BullMQ retries the
    * step with backoff; they never spend the goal's attempts. On the last try the goal is parked in
    * `errored`, the dead-letter list, instead of being dropped.
+   *
+   * A try whose runner died (a stall: BullMQ found its lock expired and handed the job on) counts like one
+   * that threw, so that STEP_ATTEMPTS bounds the tries however they ended: BullMQ counts only the thrown
+   * ones in attemptsMade, and with its own stall limit (1) it used to fail the job on the second stall
+   * without calling us, leaving the goal to the sweep, which parked it after one counted try.
    */
   const handle = async (job: GoalJob, meta: JobMeta) => {
+    const spent = meta.attemptsMade + meta.stalls;
+    if (spent >= meta.maxAttempts) {
+      // Every try ended with its runner gone: starting the step again could kill this runner too.
+      const err = new Error(`the step's runner stopped before the step ended (killed, frozen or cut off from Redis) on ${meta.stalls} of ${spent} tries`);
+      log.warn({ ...job, tries: spent, stalls: meta.stalls, of: meta.maxAttempts }, "goal step out of tries");
+      await park(job, err, spent, meta.stalls);
+      return { done: false, parked: true };
+    }
+    const tries = spent + 1;
     try {
       const outcome = await runStep(stepDeps, job);
       if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
       return outcome;
     } catch (err) {
-      const tries = meta.attemptsMade + 1;
-      log.warn({ ...job, tries, of: meta.maxAttempts, err }, "goal step failed");
+      log.warn({ ...job, tries, stalls: meta.stalls, of: meta.maxAttempts, err }, "goal step failed");
       if (tries < meta.maxAttempts) throw err;
-      await park(job, err, tries);
+      await park(job, err, tries, meta.stalls);
       return { done: false, parked: true };
     }
   };
 
-  const park = async (job: GoalJob, err: unknown, tries: number) => {
+  const park = async (job: GoalJob, err: unknown, tries: number, stalls: number) => {
     const goal = await prisma.goal.findUnique({ where: { id: job.goalId } });
     if (!goal || goal.version !== job.version || !isState(goal.state) || !(WORKING_STATES as readonly string[]).includes(goal.state)) return;
     const move = transition(goal.state, { type: "ERRORED" });
@@ -100,9 +113,9 @@ export function createRunner(deps: RunnerDeps): Runner {
       fromVersion: goal.version,
       from: move.from,
       to: move.to,
-      detail: { error: String((err as Error)?.message ?? err).slice(0, 2000), error_code: errorCodeOf(err) ?? null, tries },
+      detail: { error: String((err as Error)?.message ?? err).slice(0, 2000), error_code: errorCodeOf(err) ?? null, tries, stalls },
     });
-    log.error({ goalId: goal.id, state: goal.state, tries }, "goal parked in errored (dead-letter list)");
+    log.error({ goalId: goal.id, state: goal.state, tries, stalls }, "goal parked in errored (dead-letter list)");
   };
 
   const worker = createGoalWorker({
@@ -111,10 +124,22 @@ export function createRunner(deps: RunnerDeps): Runner {
     concurrency: deps.concurrency,
     log,
     handle,
+    name: runnerId,
+    lockDurationMs: config.WORKER_LOCK_MS,
+    stalledIntervalMs: config.STALLED_INTERVAL_MS,
+    maxStalledCount: config.STEP_ATTEMPTS,
+  });
+  const deliveryWorker = createDeliveryWorker({
+    prisma,
+    connection: deps.connection,
+    prefix: deps.prefix,
+    config,
+    log,
+    autorun: false,
+    // A delivery whose runner died is picked up as soon as a step is.
     lockDurationMs: config.WORKER_LOCK_MS,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
   });
-  const deliveryWorker = createDeliveryWorker({ prisma, connection: deps.connection, prefix: deps.prefix, config, log, autorun: false });
 
   const heartbeatKey = (id: string) => `${deps.prefix}:runner:${id}`;
   const beat = () => deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
@@ -147,7 +172,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         await enqueue({ goalId: g.id, version: g.version });
         requeued++;
       } else if (state === "failed") {
-        await park({ goalId: g.id, version: g.version }, new Error(job?.failedReason ?? "step job failed"), job?.attemptsMade ?? 0);
+        await park({ goalId: g.id, version: g.version }, new Error(job?.failedReason ?? "step job failed"), (job?.attemptsMade ?? 0) + (job?.stalledCounter ?? 0), job?.stalledCounter ?? 0);
         parked++;
       }
     }

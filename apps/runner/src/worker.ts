@@ -5,9 +5,11 @@ import { goalJobSchema, QUEUES, type GoalJob } from "@loopsmith/schemas";
 
 export interface JobMeta {
   jobId: string;
-  /** Tries before this one. */
+  /** Tries before this one that failed (threw). */
   attemptsMade: number;
-  /** Tries this job gets in all. */
+  /** Tries before this one whose runner stopped renewing the job's lock (killed, frozen, lost Redis). */
+  stalls: number;
+  /** Tries this job gets in all, however they end. */
   maxAttempts: number;
 }
 
@@ -19,8 +21,16 @@ export function createGoalWorker(deps: {
   concurrency: number;
   handle: GoalHandler;
   log: Logger;
+  /** Stored on each job it takes (job.processedBy): which runner holds, or last held, a step. */
+  name?: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /**
+   * Stalls BullMQ lets a job have before it fails the job itself, without calling the handler (BullMQ's
+   * default is 1). Set it to the step's tries, so that the handler sees every try and can count stalls
+   * against them; past it BullMQ's own failure is only a backstop.
+   */
+  maxStalledCount: number;
 }): Worker {
   const worker = new Worker(
     QUEUES.goals,
@@ -31,13 +41,20 @@ export function createGoalWorker(deps: {
         deps.log.error({ jobId: job.id, issues: payload.error.issues }, "malformed goal job");
         throw new Error(`malformed goal job: ${payload.error.message}`);
       }
-      return deps.handle(payload.data, { jobId: String(job.id), attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 });
+      return deps.handle(payload.data, {
+        jobId: String(job.id),
+        attemptsMade: job.attemptsMade,
+        stalls: job.stalledCounter,
+        maxAttempts: job.opts.attempts ?? 1,
+      });
     },
     {
       connection: deps.connection,
       prefix: deps.prefix,
       concurrency: deps.concurrency,
       autorun: false,
+      maxStalledCount: deps.maxStalledCount,
+      ...(deps.name ? { name: deps.name } : {}),
       ...(deps.lockDurationMs ? { lockDuration: deps.lockDurationMs } : {}),
       ...(deps.stalledIntervalMs ? { stalledInterval: deps.stalledIntervalMs } : {}),
     },
