@@ -5,6 +5,7 @@ import { clipText, preview } from "../format";
 import { parseJsonExact, stringifyJson } from "../lib/json";
 import { toleranceParams } from "../lib/numbers";
 import { compareText, textModeParam } from "../lib/text";
+import { safeExceptionName } from "../lib/python";
 import { compareJson } from "../lib/values";
 import type { CheckResult, Finding, RunEvidence } from "../types";
 import { CASES_HARNESS_PY } from "./cases-harness";
@@ -144,8 +145,15 @@ export const cases = defineCheck({
     if (!results.ok) return { passed: false, message: results.message, publicMessage: results.message };
     if (results.importError) {
       const e = results.importError;
-      const msg = `the program could not be imported as ${p.module}.py${p.function ? ` with ${p.function}` : ""}: ${e.type}: ${clipText(e.message, 300)}`;
-      return { passed: false, message: msg, publicMessage: msg, findings: [{ where: "import", actual: `${e.type}: ${clipText(e.message, 300)}`, note: clipText(e.traceback, 1500) }] };
+      const what = `the program could not be imported as ${p.module}.py${p.function ? ` with ${p.function}` : ""}`;
+      // The import ran beside the cases' inputs: its error text is the program's to write, so a hidden
+      // check shows only the (built-in) exception type, and the message from "input" up.
+      return {
+        passed: false,
+        message: `${what}: ${e.type}: ${clipText(e.message, 300)}`,
+        publicMessage: `${what}: ${safeExceptionName(e.type)}`,
+        findings: [{ where: "import", actual: `${e.type}: ${clipText(e.message, 300)}`, note: clipText(e.traceback, 1500) }],
+      };
     }
     const tol = { atol: p.atol, rtol: p.rtol };
     const findings: Finding[] = [];
@@ -229,13 +237,13 @@ function judgeCase(
     case "output_limit":
       return { what: "the result is too large to compare", finding: {} };
     case "unserializable":
-      return { what: "returned a value that is not plain data", finding: { actual: `${got.error?.type ?? "TypeError"}: ${clipText(got.error?.message ?? "", 200)}` } };
+      return { what: "returned a value that is not plain data", finding: { actual: clipText(got.error?.message ?? "", 200) } };
     case "error":
-      return { what: `raised ${got.error?.type ?? "an exception"}`, finding: { actual: `${got.error?.type ?? "Exception"}: ${clipText(got.error?.message ?? "", 300)}`, note: got.error?.traceback ? clipText(got.error.traceback, 1500) : undefined } };
+      return { what: `raised ${safeExceptionName(got.error?.type)}`, finding: { actual: `${got.error?.type ?? "Exception"}: ${clipText(got.error?.message ?? "", 300)}`, note: got.error?.traceback ? clipText(got.error.traceback, 1500) : undefined } };
     case "ok":
       break;
     default:
-      return { what: `an unknown result status ${preview(got.status, 40)}`, finding: {} };
+      return { what: "an unknown result status", finding: { actual: preview(got.status, 40) } };
   }
   if (p.mode === "call") {
     const actual = untag(got.value);

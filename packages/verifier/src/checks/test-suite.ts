@@ -3,7 +3,8 @@ import { z } from "zod";
 import { checkerFileName, findArtifact } from "../artifacts";
 import { defineCheck } from "../define";
 import { clipText, preview } from "../format";
-import type { CheckResult, Finding, RunEvidence } from "../types";
+import { safeExceptionName } from "../lib/python";
+import type { CheckResult, Finding, NamedFile, RunEvidence } from "../types";
 import { maxFindingsParam } from "./json-matches";
 
 // The client's own pytest files, run in a fresh container against the program. What this check trusts,
@@ -62,14 +63,23 @@ export const testSuite = defineCheck({
     const report = readJunit(run);
     if (!report.ok) return fail(`${report.message} (pytest exit code ${run.exitCode}${exitMeaning(run.exitCode)})`, run);
     const { cases } = report;
+    const known = clientTestNames(p.tests, ctx.checkerFiles);
     const bad = cases.filter((c) => c.outcome !== "passed");
-    const passed = cases.length - bad.length;
+    // Only tests the client's files define count towards min_tests.
+    const passed = cases.filter((c) => c.outcome === "passed" && locate(c.id, known).known).length;
     const counts = `${cases.length} test${cases.length === 1 ? "" : "s"}: ${passed} passed, ${count(cases, "failed")} failed, ${count(cases, "error")} errors, ${count(cases, "skipped")} skipped`;
-    const findings: Finding[] = bad.slice(0, p.max_findings).map((c) => ({
-      where: `${c.id} ${c.outcome}`,
-      ...(c.type ? { actual: c.type } : {}),
-      ...(c.message ? { note: clipText(c.message, 1500) } : {}),
-    }));
+    // The report is written inside the solution's process, so its names and types are the solution's
+    // to choose: a model sees a test's name only as the client's files spell it, parameters as input,
+    // and an exception type only when it is one of Python's own (the rest is in the note, for the client).
+    const findings: Finding[] = bad.slice(0, p.max_findings).map((c) => {
+      const at = locate(c.id, known);
+      return {
+        where: `${at.where} ${c.outcome}`,
+        ...(at.params ? { input: at.params } : {}),
+        ...(c.type ? { actual: safeExceptionName(c.type) } : {}),
+        note: clipText([`${c.id}${c.type ? ` (${c.type})` : ""}`, c.message ?? ""].filter(Boolean).join(": "), 1500),
+      };
+    });
     if (run.exitCode === 5 || cases.length === 0) return fail(`no tests were collected (pytest exit code ${run.exitCode}): every test must run`, run);
     if (bad.length === 0 && run.exitCode !== 0) return fail(`pytest exited ${run.exitCode}${exitMeaning(run.exitCode)} although its report lists ${counts}: the two disagree, so neither is trusted`, run);
     if (bad.length > 0 && run.exitCode === 0) return { ...fail(`pytest exited 0 although its report lists ${counts}: the two disagree, so neither is trusted`, run), findings };
@@ -80,6 +90,34 @@ export const testSuite = defineCheck({
     return { passed: true, message: counts, publicMessage: counts };
   },
 });
+
+/** Test functions and classes the client's files define, by file stem. */
+function clientTestNames(files: string[], checkerFiles: NamedFile[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const name of files) {
+    const text = checkerFiles.find((f) => f.name === name)?.content.toString("utf8") ?? "";
+    const names = new Set<string>();
+    for (const m of text.matchAll(/^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)/gm)) names.add(m[1]!);
+    out.set(name.replace(/\.py$/, ""), names);
+  }
+  return out;
+}
+
+/** A JUnit test id as the client's files name it ("test_x::TestY::test_z"), its parameters apart. */
+function locate(id: string, known: Map<string, Set<string>>): { where: string; params?: string; known: boolean } {
+  const [classname = "", rawName = ""] = id.split("::");
+  const bracket = rawName.indexOf("[");
+  const name = bracket >= 0 ? rawName.slice(0, bracket) : rawName;
+  const params = bracket >= 0 ? rawName.slice(bracket) : undefined;
+  const parts = classname.split(".").filter((s) => s !== "" && s !== "tests");
+  const stem = parts[0] ?? "";
+  const names = known.get(stem);
+  const classes = parts.slice(1);
+  if (names && names.has(name) && classes.every((c) => names.has(c))) {
+    return { where: [stem, ...classes, name].join("::"), ...(params ? { params } : {}), known: true };
+  }
+  return { where: "a test the client's files do not define", known: false };
+}
 
 function fail(message: string, run?: RunEvidence): CheckResult {
   const lastErr = run?.stderr.split("\n").map((l) => l.trim()).filter(Boolean).at(-1);
