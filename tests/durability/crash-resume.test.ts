@@ -33,8 +33,11 @@ async function reference(loop: Loop, body: unknown, fake?: FakeOpenAI): Promise<
   };
 }
 
-/** What every crash point must satisfy once the second runner finished the goal. */
-async function assertLikeReference(loop: Loop, id: string, ref: Reference, deadRunner: string) {
+/**
+ * What every crash point must satisfy once the second runner finished the goal. `possiblyBilled`: model
+ * calls the crash cut off, which stay in the ledger (at their reserved estimate) besides the reference's.
+ */
+async function assertLikeReference(loop: Loop, id: string, ref: Reference, deadRunner: string, possiblyBilled = 0) {
   const goal = await loop.waitForEnd(id, 60_000);
   // Let anything still in flight land: a second ending would show up as a second terminal row.
   await sleep(1000);
@@ -54,9 +57,15 @@ async function assertLikeReference(loop: Loop, id: string, ref: Reference, deadR
   expect(calls.count).toBe(ref.calls.count);
   expect(calls.byState).toEqual(ref.calls.byState);
   expect([calls.tokensIn, calls.tokensOut]).toEqual([ref.calls.tokensIn, ref.calls.tokensOut]);
-  // No reservation is left unsettled: what the goal is charged is what was answered.
-  expect(calls.all.filter((c) => c.response === null)).toEqual([]);
-  expect([final.cost.tokens_in, final.cost.tokens_out]).toEqual([ref.goal.cost.tokens_in, ref.goal.cost.tokens_out]);
+  // No reservation is left unsettled: what the goal is charged is what was answered, plus the calls a
+  // crash cut off, each kept as possibly billed (issue 16.8).
+  expect(calls.all.filter((c) => c.error?.startsWith("reserved"))).toEqual([]);
+  const aborted = calls.all.filter((c) => c.response === null);
+  expect(aborted.map((c) => c.error?.slice(0, "possibly billed".length))).toEqual(Array(possiblyBilled).fill("possibly billed"));
+  expect(final.cost.possibly_billed_calls).toBe(possiblyBilled);
+  expect(final.cost.model_calls).toBe(ref.goal.cost.model_calls + possiblyBilled);
+  const abortedTokens = [aborted.reduce((n, c) => n + c.tokensIn, 0), aborted.reduce((n, c) => n + c.tokensOut, 0)];
+  expect([final.cost.tokens_in, final.cost.tokens_out]).toEqual([ref.goal.cost.tokens_in + abortedTokens[0]!, ref.goal.cost.tokens_out + abortedTokens[1]!]);
 
   // The dead runner's containers are removed by the live runner's sweep once its heartbeat expired.
   const left = await waitUntil(`the containers of ${deadRunner} to be removed`, async () => ((await containersOf(deadRunner)).length === 0 ? "gone" : null), 15_000, 250);
@@ -139,7 +148,7 @@ describe("a runner SIGKILLed mid-step, a second runner resumes the goal", () => 
     expect(reserved[0]!.error).toMatch(/^reserved/);
 
     const b = await runner(loop.prefix, "crash-a-2", fakeEnv(fake));
-    const { final, calls } = await assertLikeReference(loop, id, fakeRef, a.id);
+    const { final, calls } = await assertLikeReference(loop, id, fakeRef, a.id, 1);
     await b.stop();
     // The fake never wrote the first generate answer (its client was dead): that request, and only that
     // one, was sent again. Every answer the provider delivered was delivered exactly once.
@@ -147,15 +156,23 @@ describe("a runner SIGKILLed mid-step, a second runner resumes the goal", () => 
     expect(fake.requests.map(schemaOf)).toEqual(["Plan", "GeneratedCode", "GeneratedCode", "Inspection"]);
     expect(fake.completed.map(schemaOf)).toEqual(fakeRef.fake!.completed);
     expect(fake.aborted.map(schemaOf)).toEqual(["GeneratedCode"]);
-    // The ledger: one settled row per answered call; the reservation of the killed call was replaced by
-    // the settled row of its retry (same goal, state, attempt and request), not added to it.
+    // issue 16.8: the ledger counts the aborted call. The provider had the killed request and may bill it,
+    // so its reservation stays, marked possibly billed, beside the settled row of its retry (which the
+    // retry reserved afresh under the request's own key), and the budget counts both.
     const generateRows = calls.all.filter((c) => c.state === "generate");
-    expect(generateRows).toHaveLength(1);
-    expect([generateRows[0]!.tokensIn, generateRows[0]!.tokensOut]).toEqual([...FAKE_USAGE.GeneratedCode]);
+    expect(generateRows).toHaveLength(2);
+    const [settledGenerate, abortedGenerate] = [generateRows.find((c) => c.response !== null)!, generateRows.find((c) => c.response === null)!];
+    expect([settledGenerate.tokensIn, settledGenerate.tokensOut]).toEqual([...FAKE_USAGE.GeneratedCode]);
+    expect(abortedGenerate).toMatchObject({ id: reserved[0]!.id, tokensIn: reserved[0]!.tokensIn, tokensOut: reserved[0]!.tokensOut, costUsd: reserved[0]!.costUsd });
+    expect(abortedGenerate.error).toMatch(/^possibly billed: the runner making this call stopped before the answer came back/);
+    expect(abortedGenerate.requestHash).toBe(`${settledGenerate.requestHash}:possibly-billed:${reserved[0]!.id}`);
+    expect(abortedGenerate.costUsd).toBeGreaterThan(0);
+    expect(final.cost.cost_usd).toBeCloseTo(fakeRef.goal.cost.cost_usd + abortedGenerate.costUsd, 9);
     note(
       `(a) model call: killed ${a.id} while the fake held the generate answer; tape after resume: ${final.tape}; ` +
         `fake requests ${fake.requests.map(schemaOf).join(", ")} (aborted: ${fake.aborted.map(schemaOf).join(", ")}; completed: ${fake.completed.map(schemaOf).join(", ")}); ` +
-        `billed ${calls.count} settled calls, ${calls.tokensIn}+${calls.tokensOut} tokens (reference ${fakeRef.calls.count}, ${fakeRef.calls.tokensIn}+${fakeRef.calls.tokensOut}); containers of ${a.id} left: 0`,
+        `billed ${calls.count} settled calls, ${calls.tokensIn}+${calls.tokensOut} tokens (reference ${fakeRef.calls.count}, ${fakeRef.calls.tokensIn}+${fakeRef.calls.tokensOut}) ` +
+        `and ${final.cost.possibly_billed_calls} possibly billed (${abortedGenerate.tokensIn}+${abortedGenerate.tokensOut} tokens reserved); containers of ${a.id} left: 0`,
     );
   });
 

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { errorCodeOf } from "@loopsmith/core";
 import { Prisma } from "@loopsmith/db";
 import { costUsd, ModelOutputError, ModelUnavailableError, priceOf, type LoopModel, type ModelRequest } from "@loopsmith/models";
-import { storedBudgets } from "@loopsmith/schemas";
+import { POSSIBLY_BILLED, storedBudgets } from "@loopsmith/schemas";
 import { StepStop, type GoalContext, type StepDeps } from "./context";
 
 export type TurnOutcome<T> =
@@ -40,6 +40,7 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     const reused = req.schema.safeParse(prior.response);
     if (reused.success) return { ok: true, output: reused.data, reused: true };
   }
+  if (prior && prior.error === RESERVED) await keepPossiblyBilled(deps, prior.id, key.requestHash);
 
   const base = { ...key, provider: model.provider, model: model.modelName, request: { system: req.system, prompt: req.prompt } };
   const price = priceOf(model.provider, model.modelName, deps.config);
@@ -87,6 +88,25 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
           : { code: err.code, message: err.message, tries: 1, rejected: [], status_code: err.statusCode ?? null },
     };
   }
+}
+
+const RESERVED = "reserved: the call has not settled";
+
+/**
+ * A reservation still unsettled when the step runs again was left by a try whose runner died mid-call
+ * (or lost its lock): the request may have reached the provider, which bills what it answered even if
+ * nobody read the answer. Reserving again under the same key would overwrite it and the call would vanish
+ * from the ledger; instead it moves aside under its own key, keeping its estimate counted in the totals
+ * and the budget, and says so. Conditional on the text, so that of two runners only one moves it.
+ */
+async function keepPossiblyBilled(deps: StepDeps, id: string, requestHash: string): Promise<void> {
+  await deps.prisma.modelCall.updateMany({
+    where: { id, error: RESERVED },
+    data: {
+      requestHash: `${requestHash}:possibly-billed:${id}`,
+      error: `${POSSIBLY_BILLED}: the runner making this call stopped before the answer came back; the provider may have charged it, so its reserved estimate stays counted`,
+    },
+  });
 }
 
 /**
@@ -145,7 +165,7 @@ async function reserve(
     costUsd: estimateUsd,
     latencyMs: 0,
     response: Prisma.DbNull,
-    error: "reserved: the call has not settled",
+    error: RESERVED,
   };
   await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
 }
