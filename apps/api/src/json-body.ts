@@ -4,6 +4,7 @@
 // hold anything), and nesting deeper than MAX_DEPTH is refused before any code walks it recursively.
 import type { FastifyInstance } from "fastify";
 import { LoopSmithError } from "@loopsmith/core";
+import { parseJsonExact } from "@loopsmith/verifier";
 
 export const MAX_DEPTH = 64;
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -36,6 +37,27 @@ export function findBodyProblem(root: unknown): { path: string; message: string 
   return null;
 }
 
+/**
+ * An integer literal JSON.parse would round (beyond 2^53): refused with its path rather than stored
+ * rounded, since an expected value of 9007199254740993 would silently become 9007199254740992. Exact
+ * values go in a checker file, which the checks read exactly.
+ */
+export function findLossyInteger(text: string): { path: string; message: string } | null {
+  // Cheap first: no run of 16 digits, no integer that large.
+  if (!/\d{16}/.test(text)) return null;
+  const exact = parseJsonExact(text, MAX_DEPTH + 1);
+  if (!exact.ok) return null;
+  const stack: { value: unknown; path: string }[] = [{ value: exact.value, path: "body" }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "bigint") {
+      return { path, message: `the integer ${value} is beyond 2^53 and would lose precision as a JSON number; put exact values in a checker file (checker_files), which checks read exactly` };
+    }
+    if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) stack.push({ value: v, path: `${path}.${k}` });
+  }
+  return null;
+}
+
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, body, done) => {
@@ -56,7 +78,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     } catch (e) {
       return done(invalid("body", `not valid JSON (${(e as Error).message})`), undefined);
     }
-    const problem = findBodyProblem(parsed);
+    const problem = findBodyProblem(parsed) ?? findLossyInteger(text);
     if (problem) return done(invalid(problem.path, problem.message), undefined);
     done(null, parsed);
   });

@@ -17,6 +17,7 @@ describe("openapi/openapi.json", () => {
       .sort();
     expect(routes).toEqual([
       "GET /admin/dead-letters",
+      "GET /checks",
       "GET /goals",
       "GET /goals/{id}",
       "GET /goals/{id}/deliveries",
