@@ -6,7 +6,6 @@ import {
   failureReport,
   inspection,
   POSSIBLY_BILLED,
-  RESULT_FILE,
   storedBudgets,
   type FailureReport,
   type GoalView,

@@ -3,7 +3,7 @@
 // next step of any goal.
 import { LoopSmithError } from "@loopsmith/core";
 import type { Execution, PrismaClient } from "@loopsmith/db";
-import { summarizeInput, RESULT_FILE, type InputSummary, type RunSummary } from "@loopsmith/agents";
+import { summarizeInput, type InputSummary, type RunSummary } from "@loopsmith/agents";
 import { frozenCheck, generatedCode, inspection, planOutput, type FrozenCheck, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
 import { z } from "zod";
 

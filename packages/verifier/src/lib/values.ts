@@ -2,7 +2,6 @@
 // included), everything else exactly, arrays in order or as multisets. The result lists differences with
 // RFC 6901 JSON Pointers into the produced value, so a model (or a person) can find each one.
 import { preview } from "../format";
-import type { Json } from "./json";
 import { floatsClose, type Tolerance } from "./numbers";
 
 export interface CompareOptions {
