@@ -15,10 +15,15 @@ export const runnerConfigSchema = baseConfigSchema
     // How long SIGTERM waits for the job in hand before releasing it back to the queue.
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
     SELF_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-    // A job whose runner stops renewing its lock (the process died) is handed to another runner after
-    // this long; the check for such jobs runs every STALLED_INTERVAL_MS.
+    // A job whose runner stops renewing its lock (the process died) is handed to another runner once the
+    // lock has lapsed (renewed every WORKER_LOCK_MS / 2, so 1/2 to 1 lock after the death) and a stalled-
+    // job check has seen it twice: BullMQ's check marks the active jobs on one pass and moves those still
+    // unlocked on the next, one pass per STALLED_INTERVAL_MS across all runners. So the interval must be
+    // short beside the lock: at 30 s each (BullMQ's defaults, ours before issue 16.7) a step waited
+    // 37-82 s. The lock stays long: a runner whose event loop stalls past half of it loses its step to
+    // another runner, and that costs a try of the step (see runtime.ts).
     WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
-    STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+    STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
     // Liveness: each runner refreshes a Redis key; sandbox containers of runners whose key expired are
     // removed by any other runner's sweep.
     HEARTBEAT_TTL_MS: z.coerce.number().int().min(1000).default(30_000),
@@ -26,6 +31,9 @@ export const runnerConfigSchema = baseConfigSchema
     // The sweep reschedules a goal (or a webhook delivery) only after it has been quiet this long: its job
     // may be a moment away.
     SWEEP_QUIET_MS: z.coerce.number().int().min(1000).default(60_000),
+    // Time limit of one deterministic check (checks run on worker threads; one that overruns is stopped
+    // and fails). Thread start-up is not part of it.
+    CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     // Progress guard: the same attempt outcome STUCK_REPEATS times within the last STUCK_WINDOW attempts
     // ends the goal failed/stuck.
     STUCK_REPEATS: z.coerce.number().int().min(2).default(3),

@@ -8,6 +8,7 @@ import { advanceGoal, type PrismaClient } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
 import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
+import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
@@ -21,6 +22,8 @@ export interface RunnerDeps {
   prefix: string;
   concurrency: number;
   sandbox: Sandbox;
+  /** Check threads; by default the runner starts its own (and stops them on close). */
+  checks?: CheckPool;
   models: (spec: ModelSpec) => LoopModel;
   config: RunnerConfig;
   log: Logger;
@@ -57,9 +60,12 @@ export function createRunner(deps: RunnerDeps): Runner {
   const enqueue = async (job: GoalJob, delayMs?: number) => {
     await queue.add(...goalStepJob(job, retry, delayMs));
   };
+  // One pool of check threads per runner (see the verifier's pool.ts), unless the caller brings its own.
+  const checks = deps.checks ?? createCheckPool({ timeoutMs: config.CHECK_TIMEOUT_MS });
   const stepDeps = {
     prisma,
     sandbox: deps.sandbox,
+    checks,
     models: deps.models,
     log,
     config,
@@ -203,6 +209,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     heartbeat,
     async start() {
       await heartbeat();
+      await checks.warm();
       const sweeping = setInterval(() => {
         sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
       }, config.SWEEP_INTERVAL_MS);
@@ -221,6 +228,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       await deps.connection.del(heartbeatKey(runnerId)).catch(() => undefined);
       await queue.close();
       await webhookQueue.close();
+      if (!deps.checks) await checks.close();
     },
   };
 }
