@@ -1,3 +1,4 @@
 export * from "./errors";
 export * from "./logger";
 export * from "./config";
+export * from "./storable";

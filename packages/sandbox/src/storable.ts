@@ -2,32 +2,9 @@
 // \u0000 and unpaired UTF-16 surrogates. A run's strings are made storable here, before they leave the
 // sandbox package, and every replacement is said out loud (RunResult.notes) rather than done silently.
 
-/** What NUL becomes: U+2400 SYMBOL FOR NULL, visibly a NUL to a person or a model reading the output. */
-export const NUL_SYMBOL = "\u2400";
+import { NUL_SYMBOL, storable } from "@loopsmith/core";
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-export interface Storable {
-  text: string;
-  /** NUL characters replaced by NUL_SYMBOL. */
-  nul: number;
-  /** Unpaired surrogates replaced by U+FFFD. */
-  surrogates: number;
-}
-
-export function storable(s: string): Storable {
-  let nul = 0;
-  let surrogates = 0;
-  let text = s.replace(/\0/g, () => {
-    nul++;
-    return NUL_SYMBOL;
-  });
-  text = text.replace(LONE_SURROGATE, () => {
-    surrogates++;
-    return "\uFFFD";
-  });
-  return { text, nul, surrogates };
-}
+export { NUL_SYMBOL, storable, type Storable } from "@loopsmith/core";
 
 /**
  * Makes the strings of one run storable, collecting a note per field that needed it. `what` names the

@@ -1,3 +1,4 @@
+import { storable } from "@loopsmith/core";
 import type { CheckOutcome, CheckSpec } from "@loopsmith/schemas";
 import type { z } from "zod";
 import { listQuoted } from "./format";
@@ -50,8 +51,10 @@ export function visibilityOf(spec: CheckSpec): { hidden: boolean; reveal: Reveal
  */
 export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyContext["runs"]): CheckOutcome {
   const view = visibilityOf(spec);
-  const out = (params: Record<string, unknown>, passed: boolean, message: string, publicMessage: string | undefined, findings: Finding[]): CheckOutcome => {
-    const rendered = { passed, message, publicMessage, findings };
+  const out = (params: Record<string, unknown>, passed: boolean, message: string, publicMessage: string | undefined, rawFindings: Finding[]): CheckOutcome => {
+    // Messages quote what the program wrote, which may hold NUL or lone surrogates that Postgres refuses.
+    const findings = rawFindings.map(storableFinding);
+    const rendered = { passed, message: text(message), publicMessage: publicMessage === undefined ? undefined : text(publicMessage), findings };
     return { id: spec.id, params, passed, message: fullMessage(rendered), feedback: feedbackFor(rendered, view), hidden: view.hidden, findings };
   };
   const parsed = parse(spec);
@@ -65,6 +68,12 @@ export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyConte
     // The error text may quote params, so a hidden check only says that it crashed.
     return out(parsed.params, false, `check threw: ${errorText(e)}`, "the check could not be evaluated (it crashed); it counts as failed", []);
   }
+}
+
+const text = (s: string) => storable(s).text;
+
+function storableFinding(f: Finding): Finding {
+  return Object.fromEntries(Object.entries(f).map(([k, v]) => [k, typeof v === "string" ? text(v) : v])) as unknown as Finding;
 }
 
 /** Runs the deterministic checks in order; judgement checks belong to the inspector model. */

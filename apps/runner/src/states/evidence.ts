@@ -1,7 +1,7 @@
 // Reading back what earlier steps stored: the frozen plan, the code the last GENERATE/REFINE produced,
 // the latest execution and its checks. All of it comes from the database, so any runner can take the
 // next step of any goal.
-import { LoopSmithError } from "@loopsmith/core";
+import { LoopSmithError, storable } from "@loopsmith/core";
 import type { Execution, PrismaClient } from "@loopsmith/db";
 import { summarizeInput, type InputSummary, type RunSummary } from "@loopsmith/agents";
 import { frozenCheck, generatedCode, inspection, planOutput, type FrozenCheck, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
@@ -76,7 +76,8 @@ export function runSummary(
   let text: string | null = null;
   if (file) {
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(file.content);
+      // The prompt (and the model_calls row that stores it) must be storable: NUL shown as U+2400.
+      text = storable(new TextDecoder("utf-8", { fatal: true }).decode(file.content)).text;
     } catch {
       text = null;
     }
