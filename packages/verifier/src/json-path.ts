@@ -20,23 +20,28 @@ export type Resolved = { ok: true; value: unknown } | { ok: false; message: stri
 
 export function resolvePath(root: unknown, path: string): Resolved {
   if (path === "") return { ok: true, value: root };
+  return walk(root, path.split("."), { what: "path", spelled: path, at: (parent) => (parent.length === 0 ? "at the root" : `at "${parent.join(".")}"`) });
+}
+
+/**
+ * Follows keys and array indexes from the root; own keys only, so "constructor" or "__proto__" never
+ * resolve through the prototype. `at` names a place by the tokens that lead to it, for messages.
+ */
+function walk(root: unknown, tokens: string[], naming: { what: string; spelled: string; at: (parent: string[]) => string }): Resolved {
   let value = root;
-  const segments = path.split(".");
-  for (const [i, key] of segments.entries()) {
-    const parent = segments.slice(0, i).join(".");
-    const where = parent === "" ? "at the root" : `at "${parent}"`;
-    const missing = (why: string): Resolved => ({ ok: false, message: `path "${path}" does not resolve: ${why}` });
+  for (const [i, key] of tokens.entries()) {
+    const where = naming.at(tokens.slice(0, i));
+    const missing = (why: string): Resolved => ({ ok: false, message: `${naming.what} ${JSON.stringify(naming.spelled)} does not resolve: ${why}` });
     if (Array.isArray(value)) {
       if (!/^(0|[1-9]\d*)$/.test(key)) return missing(`"${key}" is not an index into the array ${where}`);
       const index = Number(key);
       if (index >= value.length) return missing(`index ${index} is out of range for the array ${where} (length ${value.length})`);
       value = value[index];
     } else if (typeof value === "object" && value !== null) {
-      // Own keys only: "constructor" or "__proto__" must not resolve through the prototype.
-      if (!Object.hasOwn(value, key)) return missing(`key "${key}" not found in the object ${where}`);
+      if (!Object.hasOwn(value, key)) return missing(`key ${JSON.stringify(key)} not found in the object ${where}`);
       value = (value as Record<string, unknown>)[key];
     } else {
-      return missing(`the value ${where} is ${describeValue(value)}, not an object`);
+      return missing(`the value ${where} is ${describeValue(value)}, not an object or array`);
     }
   }
   return { ok: true, value };
@@ -66,23 +71,10 @@ export function pointerTokens(pointer: string): string[] {
 }
 
 export function resolvePointer(root: unknown, pointer: string): Resolved {
-  let value = root;
-  let at = "";
-  for (const key of pointerTokens(pointer)) {
-    const where = at === "" ? "at the root" : `at ${at}`;
-    const missing = (why: string): Resolved => ({ ok: false, message: `pointer ${JSON.stringify(pointer)} does not resolve: ${why}` });
-    if (Array.isArray(value)) {
-      if (!/^(0|[1-9]\d*)$/.test(key)) return missing(`"${key}" is not an index into the array ${where}`);
-      const index = Number(key);
-      if (index >= value.length) return missing(`index ${index} is out of range for the array ${where} (length ${value.length})`);
-      value = value[index];
-    } else if (typeof value === "object" && value !== null) {
-      if (!Object.hasOwn(value, key)) return missing(`key ${JSON.stringify(key)} not found in the object ${where}`);
-      value = (value as Record<string, unknown>)[key];
-    } else {
-      return missing(`the value ${where} is ${describeValue(value)}, not an object or array`);
-    }
-    at += `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-  }
-  return { ok: true, value };
+  const escape = (t: string) => t.replace(/~/g, "~0").replace(/\//g, "~1");
+  return walk(root, pointerTokens(pointer), {
+    what: "pointer",
+    spelled: pointer,
+    at: (parent) => (parent.length === 0 ? "at the root" : `at /${parent.map(escape).join("/")}`),
+  });
 }

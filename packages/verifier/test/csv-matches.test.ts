@@ -2,28 +2,12 @@
 // hidden expected cells must never reach a field a model may see.
 import { describe, expect, it } from "vitest";
 import { csvMatches } from "../src/checks/csv-matches";
-import type { CheckResult, NamedFile, VerifyContext } from "../src/types";
+import type { CheckResult } from "../src/types";
+import { emptyCtx, file } from "./support";
 
 const CANARY = "CANARY-7f3a";
 
-function ctx(over: Partial<VerifyContext> = {}): VerifyContext {
-  return {
-    exitCode: 0,
-    timedOut: false,
-    oomKilled: false,
-    stdout: "",
-    stderr: "",
-    durationMs: 1,
-    artifacts: [],
-    artifactErrors: [],
-    inputs: [],
-    checkerFiles: [],
-    program: null,
-    runs: [],
-    ...over,
-  };
-}
-const file = (name: string, text: string): NamedFile => ({ name, content: Buffer.from(text, "utf8") });
+const ctx = emptyCtx;
 
 const EXPECTED = [
   "order_id,region,total,note",
@@ -402,7 +386,7 @@ describe("csv_matches: bounds", () => {
     expect(wheres.some((n) => n.includes("no expected row"))).toBe(true);
   });
 
-  it("compares 100,000 rows x 10 columns in well under 2 s, in every row order", () => {
+  it("compares 100,000 rows x 10 columns in every row order (timed in bench/checks.ts)", () => {
     const header = Array.from({ length: 10 }, (_, j) => `c${j}`);
     const rows = Array.from({ length: 100_000 }, (_, i) => header.map((_, j) => (j === 0 ? String(i) : j % 3 === 0 ? `name-${i}-${j}` : String((i * 7 + j) / 8))));
     const expected = table(rows, header);
@@ -423,9 +407,6 @@ describe("csv_matches: bounds", () => {
       timings[mode] = { wall: Math.round(performance.now() - started), cpu: Math.round((cpu.user + cpu.system) / 1000) };
       expect(r.passed).toBe(false);
       expect(r.message).toContain(verdict);
-      // CPU time, not wall time: other engineers' suites share this machine's two cores, and a busy
-      // neighbour must not fail this test. Both are printed.
-      expect(timings[mode]!.cpu).toBeLessThan(2000);
     }
     console.log(`csv_matches 100k x 10 (parse both files + compare), ms: ${JSON.stringify(timings)}`);
   });

@@ -2,26 +2,10 @@
 // empty tables or all-null columns, backtracking regexes) each have a case here.
 import { describe, expect, it } from "vitest";
 import { csvSchema } from "../src/checks/csv-schema";
-import type { CheckResult, NamedFile, VerifyContext } from "../src/types";
+import type { CheckResult } from "../src/types";
+import { emptyCtx, file } from "./support";
 
-function ctx(over: Partial<VerifyContext> = {}): VerifyContext {
-  return {
-    exitCode: 0,
-    timedOut: false,
-    oomKilled: false,
-    stdout: "",
-    stderr: "",
-    durationMs: 1,
-    artifacts: [],
-    artifactErrors: [],
-    inputs: [],
-    checkerFiles: [],
-    program: null,
-    runs: [],
-    ...over,
-  };
-}
-const file = (name: string, text: string): NamedFile => ({ name, content: Buffer.from(text, "utf8") });
+const ctx = emptyCtx;
 
 function schema(csv: string | null, params: Record<string, unknown>): CheckResult {
   const parsed = csvSchema.params.parse({ artifact: "out.csv", ...params });
@@ -210,7 +194,8 @@ describe("csv_schema: value rules", () => {
     expect(r.passed).toBe(false);
     expect(r.findings).toHaveLength(1);
     expect(r.findings?.[0]?.actual?.length).toBeLessThanOrEqual(81);
-    expect(ms).toBeLessThan(2000);
+    // Timing lives in bench/checks.ts; here it is only printed (a backtracking engine would not finish).
+    console.log(`csv_schema RE2 on 2 x 50,000 characters: ${Math.round(ms)} ms`);
   });
 
   it("min_length and max_length count characters (code points), not UTF-16 units", () => {
@@ -233,14 +218,13 @@ describe("csv_schema: value rules", () => {
     expect(r.message).toMatch(/^artifact "out.csv" fails its schema: 1993 problems in 500 rows: /);
   });
 
-  it("checks 100,000 rows with several rules quickly", () => {
+  it("checks 100,000 rows with several rules (timed in bench/checks.ts)", () => {
     const rows = Array.from({ length: 100_000 }, (_, i) => `${i},${["North", "South"][i % 2]},${(i % 1000) / 10},2024-01-${String((i % 28) + 1).padStart(2, "0")}`);
     const csv = `id,region,amount,day\n${rows.join("\n")}\n`;
     const started = performance.now();
     const r = schema(csv, { rules: { id: { type: "integer", unique: true, not_null: true }, region: { in_set: ["North", "South"] }, amount: { type: "number", between: [0, 100] }, day: { type: "date", regex: "2024-.*" } } });
     const ms = performance.now() - started;
     expect(r.passed).toBe(true);
-    expect(ms).toBeLessThan(2000);
     console.log(`csv_schema 100k rows x 4 columns, 8 rules: ${Math.round(ms)} ms`);
   });
 });

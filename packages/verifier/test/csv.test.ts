@@ -1,26 +1,10 @@
 // Issue 10: the CSV reader every CSV check stands on. A reader that guesses lets a wrong file through.
 import { describe, expect, it } from "vitest";
 import { loadCheckerCsv, loadCsv, loadInputCsv, MAX_CELLS, MAX_COLUMNS, parseCsv, scanCsv } from "../src/lib/csv";
-import type { NamedFile, VerifyContext } from "../src/types";
 
-function ctx(over: Partial<VerifyContext> = {}): VerifyContext {
-  return {
-    exitCode: 0,
-    timedOut: false,
-    oomKilled: false,
-    stdout: "",
-    stderr: "",
-    durationMs: 1,
-    artifacts: [],
-    artifactErrors: [],
-    inputs: [],
-    checkerFiles: [],
-    program: null,
-    runs: [],
-    ...over,
-  };
-}
-const file = (name: string, text: string | Buffer): NamedFile => ({ name, content: typeof text === "string" ? Buffer.from(text, "utf8") : text });
+import { emptyCtx, file } from "./support";
+
+const ctx = emptyCtx;
 
 function ok(input: string | Buffer, opts = {}) {
   const r = parseCsv(input, opts);

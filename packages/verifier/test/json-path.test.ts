@@ -13,7 +13,7 @@ describe("resolvePath", () => {
   it("names the path and where it stopped", () => {
     expect(resolvePath(doc, "a.x")).toEqual({ ok: false, message: 'path "a.x" does not resolve: key "x" not found in the object at "a"' });
     expect(resolvePath(doc, "a.b.first")).toEqual({ ok: false, message: 'path "a.b.first" does not resolve: "first" is not an index into the array at "a.b"' });
-    expect(resolvePath(doc, "a.b.0.c")).toEqual({ ok: false, message: 'path "a.b.0.c" does not resolve: the value at "a.b.0" is a number (10), not an object' });
+    expect(resolvePath(doc, "a.b.0.c")).toEqual({ ok: false, message: 'path "a.b.0.c" does not resolve: the value at "a.b.0" is a number (10), not an object or array' });
     expect(resolvePath(doc, "a.b.01").ok).toBe(false);
   });
 

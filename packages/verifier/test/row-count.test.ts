@@ -1,26 +1,10 @@
 // Issue 10: row_count catches the seed's silent row drops; an empty table never passes by default.
 import { describe, expect, it } from "vitest";
 import { rowCount } from "../src/checks/row-count";
-import type { CheckResult, NamedFile, VerifyContext } from "../src/types";
+import type { CheckResult, NamedFile } from "../src/types";
+import { emptyCtx, file } from "./support";
 
-function ctx(over: Partial<VerifyContext> = {}): VerifyContext {
-  return {
-    exitCode: 0,
-    timedOut: false,
-    oomKilled: false,
-    stdout: "",
-    stderr: "",
-    durationMs: 1,
-    artifacts: [],
-    artifactErrors: [],
-    inputs: [],
-    checkerFiles: [],
-    program: null,
-    runs: [],
-    ...over,
-  };
-}
-const file = (name: string, text: string | Buffer): NamedFile => ({ name, content: typeof text === "string" ? Buffer.from(text, "utf8") : text });
+const ctx = emptyCtx;
 
 /** A CSV with a header and `n` data rows. */
 const rows = (n: number, header = "id,amount") => `${header}\n${Array.from({ length: n }, (_, i) => `${i},${i * 2}`).join("\n")}${n > 0 ? "\n" : ""}`;

@@ -1,5 +1,5 @@
 import type { CheckSpec } from "@loopsmith/schemas";
-import type { VerifyContext } from "../src/index";
+import type { NamedFile, VerifyContext } from "../src/index";
 
 /** The demo's correct summary of sales.csv. */
 export const DEMO_RESULT = {
@@ -9,9 +9,8 @@ export const DEMO_RESULT = {
   top_region_share: 0.3059,
 };
 
-/** A clean run that returned `result.json` holding `result` (serialised unless it is already text). */
-export function ctxWith(result: unknown, over: Partial<VerifyContext> = {}): VerifyContext {
-  const text = typeof result === "string" ? result : JSON.stringify(result);
+/** A clean run that returned nothing, with `over` applied. */
+export function emptyCtx(over: Partial<VerifyContext> = {}): VerifyContext {
   return {
     exitCode: 0,
     timedOut: false,
@@ -19,7 +18,7 @@ export function ctxWith(result: unknown, over: Partial<VerifyContext> = {}): Ver
     stdout: "",
     stderr: "",
     durationMs: 10,
-    artifacts: [{ name: "result.json", content: Buffer.from(text, "utf8") }],
+    artifacts: [],
     artifactErrors: [],
     inputs: [],
     checkerFiles: [],
@@ -27,6 +26,17 @@ export function ctxWith(result: unknown, over: Partial<VerifyContext> = {}): Ver
     runs: [],
     ...over,
   };
+}
+
+/** A clean run that returned `result.json` holding `result` (serialised unless it is already text). */
+export function ctxWith(result: unknown, over: Partial<VerifyContext> = {}): VerifyContext {
+  const text = typeof result === "string" ? result : JSON.stringify(result);
+  return emptyCtx({ artifacts: [{ name: "result.json", content: Buffer.from(text, "utf8") }], ...over });
+}
+
+/** A named file (an artifact, an input or a checker file). */
+export function file(name: string, text: string | Buffer): NamedFile {
+  return { name, content: typeof text === "string" ? Buffer.from(text, "utf8") : text };
 }
 
 export function check(id: string, params: Record<string, unknown> = {}): CheckSpec {
