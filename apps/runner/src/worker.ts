@@ -45,7 +45,8 @@ export function createGoalWorker(deps: {
         jobId: String(job.id),
         attemptsMade: job.attemptsMade,
         stalls: job.stalledCounter,
-        maxAttempts: job.opts.attempts ?? 1,
+        // A job added without attempts (BullMQ stores 0) gets one try.
+        maxAttempts: Math.max(1, job.opts.attempts ?? 1),
       });
     },
     {

@@ -65,7 +65,8 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ sta
   const id = parsed.data.deliveryId;
   // A try whose worker died mid-attempt (a stall) is spent like one that failed: its POST may have gone out.
   const spent = job.attemptsMade + job.stalledCounter;
-  const tries = job.opts.attempts ?? 1;
+  // A job added without attempts (BullMQ stores 0) gets one try.
+  const tries = Math.max(1, job.opts.attempts ?? 1);
   if (spent >= tries) {
     const error = `attempts exhausted: the worker stopped during ${job.stalledCounter} of ${spent} tries`;
     await deps.prisma.$transaction(async (tx) => {
