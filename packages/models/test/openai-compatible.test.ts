@@ -69,9 +69,10 @@ describe("openai-compatible model against a fake server", () => {
     expect(schema.type).toBe("object");
     expect(schema.$ref).toBeUndefined();
     expect(schema.required).toEqual(["objective", "approach", "output_contract", "checks"]);
-    expect(Object.keys(schema.definitions)).toEqual(["CheckSpec"]);
-    expect(schema.definitions.CheckSpec?.properties.params.additionalProperties).toEqual({});
-    expect(schema.definitions.CheckSpec?.required).toEqual(["id"]);
+    // The planner's checks: never hidden (a model wrote them), so no visibility fields.
+    expect(Object.keys(schema.definitions)).toEqual(["PlannedCheck"]);
+    expect(schema.definitions.PlannedCheck?.properties.params.additionalProperties).toEqual({});
+    expect(schema.definitions.PlannedCheck?.required).toEqual(["id"]);
   });
 
   it("feeds a schema mismatch back and accepts the corrected reply", async () => {
