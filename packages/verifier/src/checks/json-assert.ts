@@ -51,10 +51,21 @@ const params = z
   })
   .transform((p) => ({ ...p, value: byOp[p.op].parse(p.value) }));
 
-function num(v: unknown): number | null {
+function num(v: unknown): number | bigint | null {
   if (typeof v === "number" && Number.isFinite(v)) return v;
-  if (typeof v === "bigint") return Number(v);
+  if (typeof v === "bigint") return v;
   return null;
+}
+
+/** The sign of a - b, exactly: an integer beyond 2^53 is never rounded to a double to be compared. */
+export function compareExact(a: number | bigint, b: number): number {
+  if (typeof a === "number") return a < b ? -1 : a > b ? 1 : 0;
+  if (Number.isInteger(b)) {
+    const e = BigInt(b);
+    return a < e ? -1 : a > e ? 1 : 0;
+  }
+  // b lies strictly between two integers: a is below it exactly when a <= floor(b).
+  return a <= BigInt(Math.floor(b)) ? -1 : 1;
 }
 
 export const jsonAssert = defineCheck({
@@ -98,14 +109,15 @@ export const jsonAssert = defineCheck({
         const n = num(actual);
         if (n === null) return failed(`expected a finite number ${p.op} ${preview(value)}`, "is not a finite number");
         const v = value as number;
-        const ok = p.op === "lt" ? n < v : p.op === "le" ? n <= v : p.op === "gt" ? n > v : n >= v;
+        const c = compareExact(n, v);
+        const ok = p.op === "lt" ? c < 0 : p.op === "le" ? c <= 0 : p.op === "gt" ? c > 0 : c >= 0;
         return ok ? pass(`${p.op} ${preview(v)}`) : failed(`expected ${p.op} ${preview(v)}`);
       }
       case "between": {
         const n = num(actual);
         const [lo, hi] = value as [number, number];
         if (n === null) return failed(`expected a finite number in [${lo}, ${hi}]`, "is not a finite number");
-        return n >= lo && n <= hi ? pass(`is in [${lo}, ${hi}]`) : failed(`expected a number in [${lo}, ${hi}]`);
+        return compareExact(n, lo) >= 0 && compareExact(n, hi) <= 0 ? pass(`is in [${lo}, ${hi}]`) : failed(`expected a number in [${lo}, ${hi}]`);
       }
       case "in": {
         const options = value as unknown[];

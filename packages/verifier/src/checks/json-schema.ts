@@ -59,9 +59,20 @@ function ajvFor(schema: Record<string, unknown>) {
   return new Ajv(ajvOptions);
 }
 
+// Params are parsed (which compiles, to validate the schema) and then run (which needs the validator):
+// a small cache keyed by the schema's text compiles each schema once.
+const compiled = new Map<string, ReturnType<Ajv["compile"]>>();
+const CACHE_MAX = 32;
+
 /** Compiles or throws with ajv's reason. */
 function compile(schema: Record<string, unknown>) {
-  return ajvFor(schema).compile(schema);
+  const key = JSON.stringify(schema);
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  const validate = ajvFor(schema).compile(schema);
+  if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, validate);
+  return validate;
 }
 
 /**

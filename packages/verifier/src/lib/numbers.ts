@@ -40,12 +40,21 @@ export function parseNumber(text: string): Num | null {
 
 /** Whether two numbers agree: integers exactly (bigint, no 2^53 rounding), otherwise within tolerance. */
 export function numbersClose(actual: Num, expected: Num, tol: Tolerance): boolean {
-  if (actual.kind === "int" && expected.kind === "int") {
-    if (actual.value === expected.value) return true;
-    // Integers beyond 2^53 are only equal exactly: a tolerance on doubles would round them together.
-    if (!isSafe(actual.value) || !isSafe(expected.value)) return false;
+  // An integer beyond 2^53 is only equal exactly (a double cannot tell 10^18 from 10^18 + 3), whatever
+  // the other side is written as: 1e+18 is the integer 10^18, and 1.5 equals no integer.
+  if ((actual.kind === "int" && !isSafe(actual.value)) || (expected.kind === "int" && !isSafe(expected.value))) {
+    const a = exactInteger(actual);
+    const e = exactInteger(expected);
+    return a !== null && e !== null && a === e;
   }
+  if (actual.kind === "int" && expected.kind === "int" && actual.value === expected.value) return true;
   return floatsClose(Number(actual.value), Number(expected.value), tol);
+}
+
+/** The integer a number is, exactly, or null when it is not an integer. */
+export function exactInteger(n: Num): bigint | null {
+  if (n.kind === "int") return n.value;
+  return Number.isInteger(n.value) ? BigInt(n.value) : null;
 }
 
 /** isclose for finite floats; NaN and infinities are never close to anything here (callers handle them first). */
