@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "goals" ADD COLUMN     "feedback" TEXT NOT NULL DEFAULT 'full',
+ADD COLUMN     "self_test" JSONB;
