@@ -22,9 +22,31 @@ export interface RefinerInput {
   failed: CheckOutcome[];
   inspection: Inspection;
   deliverable?: string | null;
+  /** "retry_only": the control arm, told only that the attempt was wrong (see retryOnlyRequest). */
+  feedback?: "full" | "retry_only";
 }
 
+/** The control arm's refiner: the task and its own program, and only that the attempt was wrong. */
+export function retryOnlyInstructions(deliverable: string | null): string {
+  return `You are the refiner of LoopSmith. The program below did not achieve the objective. You are not told
+why. Write a different, complete solution (the whole file, never a diff).
+${scriptContract(deliverable)}`;
+}
+
+export const RETRY_ONLY_MESSAGE = "That attempt was wrong. Write a different solution.";
+
 export function refinerRequest(input: RefinerInput): ModelRequest<GeneratedCode> {
+  const deliverable = input.deliverable === undefined ? "result.json" : input.deliverable;
+  if (input.feedback === "retry_only") {
+    // Nothing of the run, the checks or the inspection: this arm measures what real feedback is worth.
+    const prompt = [
+      `Objective: ${input.plan.objective}`,
+      `Output contract: ${input.plan.output_contract}`,
+      `The program (${input.code.filename}):\n\`\`\`python\n${input.code.source}\n\`\`\``,
+      RETRY_ONLY_MESSAGE,
+    ].join("\n\n");
+    return { turn: "refine", index: input.run.attempt - 1, system: retryOnlyInstructions(deliverable), prompt, schema: generatedCode, schemaName: "GeneratedCode" };
+  }
   const prompt = [
     `Objective: ${input.plan.objective}`,
     `Output contract: ${input.plan.output_contract}`,
@@ -37,7 +59,7 @@ export function refinerRequest(input: RefinerInput): ModelRequest<GeneratedCode>
   return {
     turn: "refine",
     index: input.run.attempt - 1,
-    system: refinerInstructions(input.deliverable === undefined ? "result.json" : input.deliverable),
+    system: refinerInstructions(deliverable),
     prompt,
     schema: generatedCode,
     schemaName: "GeneratedCode",

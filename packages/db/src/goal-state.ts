@@ -33,6 +33,10 @@ export interface NewGoal {
   checkerFiles?: { name: string; content: Buffer; sha256: string }[];
   /** The artifact the goal delivers, or null (the program itself); default result.json. */
   deliverable?: string | null;
+  /** The refiner's arm: "full" (default) or "retry_only". */
+  feedback?: string;
+  /** The client's self-test fixtures. */
+  selfTest?: unknown;
   maxAttempts: number;
   budgets: Prisma.InputJsonValue;
   model: unknown;
@@ -53,6 +57,8 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         success: goal.success,
         checks: asJson(goal.checks),
         ...(goal.deliverable !== undefined ? { deliverable: goal.deliverable } : {}),
+        ...(goal.feedback !== undefined ? { feedback: goal.feedback } : {}),
+        ...(goal.selfTest != null ? { selfTest: asJson(goal.selfTest) } : {}),
         inputs: goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })),
         maxAttempts: goal.maxAttempts,
         budgets: goal.budgets,

@@ -80,6 +80,9 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     model: spec.provider === "scripted" ? { provider: "scripted", model: "scripted" } : { provider: spec.provider, model: spec.model ?? null },
     inputs: goal.inputs as GoalView["inputs"],
     checker_files: checkerFiles,
+    feedback: goal.feedback as GoalView["feedback"],
+    // The self-test ran in PLAN; its outcome rides on the row that left it.
+    self_test: (goal.transitions.find((t) => t.fromState === "plan")?.detail as { self_test?: unknown } | undefined)?.self_test ?? null,
     deliverable: { name: deliverable, artifact: deliverableArtifact(goal, verifiedArtifact) },
     tape: tapeString(goal.transitions.map((t) => t.toState)),
     transitions: goal.transitions.map(transitionRow),

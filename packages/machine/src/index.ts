@@ -25,6 +25,8 @@ export type WorkingState = (typeof WORKING_STATES)[number];
 /**
  * The architecture (DESIGN.md), plus rows added by later issues, never side doors:
  * - model turns that fail their schema, and exhausted budgets, end the goal in `failed`;
+ * - PLAN's evaluator self-test, when the checks cannot tell right from wrong, ends it `failed` too
+ *   (reason evaluator_rejected) before any model call;
  * - any non-terminal state can be `cancelled` by the client;
  * - a model turn that would cross the approval threshold waits in `awaiting_approval`, and resumes in
  *   the state it left (approve) or ends `failed` (reject, timeout);
@@ -55,6 +57,7 @@ export const FAILURE_REASONS = [
   "stuck",
   "rejected",
   "approval_timeout",
+  "evaluator_rejected",
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 export type BudgetReason = Extract<FailureReason, "budget_tokens" | "budget_cost" | "budget_wall">;
@@ -78,6 +81,8 @@ export type MachineEvent =
     }
   /** A model turn failed its schema after the bounded retries. */
   | { type: "MODEL_FAILED" }
+  /** The evaluator's self-test (before any model call) showed the checks cannot tell right from wrong. */
+  | { type: "EVALUATOR_REJECTED" }
   /** The next model call or execution would cross a token, cost or wall-clock cap. */
   | { type: "BUDGET_EXHAUSTED"; reason: BudgetReason }
   /** The next model call would cross the approval threshold. */
@@ -165,6 +170,10 @@ function decide(from: State, event: MachineEvent): Move {
       return { from, to: "refine" };
     case "MODEL_FAILED":
       if (MODEL_STATES.includes(from)) return { from, to: "failed", reason: "model_failure" };
+      break;
+    case "EVALUATOR_REJECTED":
+      // Only PLAN runs the self-test: it happens before the first model call, so nothing was spent.
+      if (from === "plan") return { from, to: "failed", reason: "evaluator_rejected" };
       break;
     case "BUDGET_EXHAUSTED":
       if (isWorking(from)) return { from, to: "failed", reason: event.reason };

@@ -121,6 +121,11 @@ describe("transition(state, event)", () => {
     for (const s of ["plan", "generate", "refine", "inspect"] as const)
       expect(transition(s, { type: "MODEL_FAILED" })).toEqual({ from: s, to: "failed", reason: "model_failure" });
     expect(() => transition("execute", { type: "MODEL_FAILED" })).toThrow(IllegalTransition);
+    // The self-test runs in PLAN only, before any model call.
+    expect(transition("plan", { type: "EVALUATOR_REJECTED" })).toEqual({ from: "plan", to: "failed", reason: "evaluator_rejected" });
+    for (const s of ["generate", "execute", "inspect", "refine", "awaiting_approval", "errored", "verified"] as const) {
+      expect(() => transition(s, { type: "EVALUATOR_REJECTED" })).toThrow(IllegalTransition);
+    }
   });
 
   it("the progress guard ends a stuck goal in failed/stuck, but never overrides a pass", () => {

@@ -31,6 +31,42 @@ export const goalInput = z
   })
   .meta({ id: "GoalInputFile" });
 
+/** A file a self-test fixture delivers, as if the program had written it under OUTPUT_DIR. */
+const fixtureArtifact = z
+  .strictObject({
+    name: z.string().refine(isArtifactPath, 'a relative path under the output directory, e.g. "clean.csv"'),
+    text: z.string().optional(),
+    content_base64: z.base64().optional(),
+  })
+  .refine((f) => (f.text === undefined) !== (f.content_base64 === undefined), { message: "give exactly one of text or content_base64" });
+
+/**
+ * One known-good or known-bad answer for the evaluator's self-test: a program (run like an attempt, its
+ * checks' own runs included), or the deliverable itself (artifacts and/or stdout of a clean exit).
+ */
+export const selfTestFixture = z
+  .strictObject({
+    name: z.string().min(1).max(100),
+    program: z.string().min(1).max(200_000).optional().describe("A complete Python program, run like an attempt."),
+    artifacts: z.array(fixtureArtifact).max(20).optional().describe("Files as if the program had written them (the run exits 0)."),
+    stdout: z.string().max(1024 * 1024).optional().describe("What the program would have printed."),
+  })
+  .refine((f) => (f.program === undefined) !== (f.artifacts === undefined && f.stdout === undefined), {
+    message: "give a program, or artifacts and/or stdout, not both",
+  })
+  .meta({ id: "SelfTestFixture" });
+export type SelfTestFixture = z.infer<typeof selfTestFixture>;
+
+export const selfTestSpec = z
+  .strictObject({
+    good: z.array(selfTestFixture).max(10).default([]).describe("Each must pass every check."),
+    bad: z.array(selfTestFixture).max(10).default([]).describe("Each must fail at least one check."),
+  })
+  .meta({ id: "SelfTest" });
+export type SelfTestSpec = z.infer<typeof selfTestSpec>;
+
+export const FEEDBACK_ARMS = ["full", "retry_only"] as const;
+
 /** Per-goal caps. Each is checked before the model call or execution that would cross it. */
 export const goalBudget = z
   .object({
@@ -66,6 +102,13 @@ export const createGoalBody = z
       .nullable()
       .default(RESULT_FILE)
       .describe('What the goal delivers: the file the program writes under OUTPUT_DIR (default "result.json"), or null when the deliverable is the program itself (goals checked by cases or test_suite).'),
+    self_test: selfTestSpec
+      .optional()
+      .describe("Known-good and known-bad answers the checks must tell apart, run with the built-in probes before any model call."),
+    feedback: z
+      .enum(FEEDBACK_ARMS)
+      .default("full")
+      .describe('What the refiner is told: "full" (the run, the failed checks, the diagnosis) or "retry_only" (only that the attempt was wrong: the control arm).'),
     max_attempts: z.int().min(1).max(20).default(DEFAULT_MAX_ATTEMPTS).describe("Executions before the goal ends failed."),
     execution_timeout_seconds: z.int().min(1).max(600).default(DEFAULT_EXECUTION_TIMEOUT_SECONDS),
     model: modelSpec.optional().describe("The server's default provider when omitted."),
@@ -151,7 +194,7 @@ export const checkView = z.object({
 /** Why a goal failed, assembled from the tape when it ends in `failed`. */
 export const failureReport = z
   .object({
-    reason: z.string().describe("budget_attempts, budget_tokens, budget_cost, budget_wall, model_failure, stuck, rejected, approval_timeout"),
+    reason: z.string().describe("budget_attempts, budget_tokens, budget_cost, budget_wall, model_failure, stuck, rejected, approval_timeout, evaluator_rejected"),
     message: z.string(),
     last_transitions: z.array(transitionView),
     last_run: z
@@ -184,6 +227,10 @@ export const goalView = z
     model: z.object({ provider: z.enum(modelProviders), model: z.string().nullable() }),
     inputs: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })),
     checker_files: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })).describe("Names and hashes only; the contents stay the client's."),
+    feedback: z.enum(FEEDBACK_ARMS).describe("The refiner's arm."),
+    self_test: z
+      .unknown()
+      .describe("The evaluator self-test's outcome (probes and fixtures with their verdicts); null until PLAN ran it."),
     deliverable: z
       .object({
         name: z.string().nullable().describe("The artifact the goal delivers, or null when the program itself is the deliverable."),

@@ -58,6 +58,14 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
       message: `a goal whose deliverable is the program itself needs a check that runs the program's code (${knownCheckIds().filter(runsCode).join(", ")}); without one, "done" would only mean "it exits 0"`,
     });
   }
+  const codeChecks = body.checks.some((c) => c.kind !== "judgement" && runsCode(c.id));
+  if (codeChecks) {
+    for (const [kind, list] of [["good", body.self_test?.good ?? []], ["bad", body.self_test?.bad ?? []]] as const) {
+      list.forEach((f, i) => {
+        if (f.program === undefined) problems.push({ path: `body.self_test.${kind}.${i}`, message: "this goal's checks run the program's code (cases, test_suite): a fixture must be a program" });
+      });
+    }
+  }
   if (problems.length) throw invalid(problems);
   // Stored resolved, so that what the client sees and what the runner applies can never differ.
   const checks = body.checks.map((c) => ({ ...c, ...visibilityOf(c) }));
@@ -139,6 +147,8 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           inputs,
           checkerFiles,
           deliverable: body.deliverable,
+          feedback: body.feedback,
+          selfTest: body.self_test ?? null,
           maxAttempts: body.max_attempts,
           budgets,
           model,

@@ -4,7 +4,7 @@
 // and never runs the program's code again.
 import type { PrismaClient, Tx } from "@loopsmith/db";
 import type { RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
-import type { FrozenCheck, GeneratedCode } from "@loopsmith/schemas";
+import type { FrozenCheck } from "@loopsmith/schemas";
 import { planCheckRuns, type RunEvidence } from "@loopsmith/verifier";
 
 export interface CheckRunsOfCheck {
@@ -35,7 +35,7 @@ function evidenceOf(run: RunResult): RunEvidence {
 export async function runCheckRuns(opts: {
   sandbox: Sandbox;
   checks: FrozenCheck[];
-  code: GeneratedCode;
+  code: { filename: string; source: string };
   inputs: SandboxFile[];
   checkerFiles: SandboxFile[];
   env: Record<string, string>;

@@ -2,11 +2,11 @@
 // happens inside (crash, timeout, OOM, hostile code) is evidence for INSPECT, not an error here; only
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
-import { LoopSmithError } from "@loopsmith/core";
 import type { Tx } from "@loopsmith/db";
-import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, type Artifact, type RunRequest } from "@loopsmith/sandbox";
+import type { Artifact } from "@loopsmith/sandbox";
 import { storedBudgets } from "@loopsmith/schemas";
-import { loadCheckerFiles, runCheckRuns, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
+import { runProgram } from "./attempt";
+import { loadCheckerFiles, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
 import { loadInputs, loadLatestCode, loadPlan } from "./evidence";
 
@@ -17,50 +17,25 @@ export const execute: StateHandler = async (ctx, deps) => {
   const attempt = goal.attempts + 1;
   const code = await loadLatestCode(deps.prisma, goal.id);
   const inputs = await loadInputs(deps.prisma, goal.id);
-  const paths = inputs.map((f) => `${SANDBOX_INPUT_DIR}/${f.name}`);
   // The execution reserves its timeout against the wall-clock budget: it may use what is left, no more.
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
   const wallLeftMs = budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
   const timeoutMs = Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs));
 
-  const env = {
-    INPUT_PATH: paths[0] ?? "",
-    INPUT_PATHS: JSON.stringify(paths),
-    INPUT_DIR: SANDBOX_INPUT_DIR,
-    OUTPUT_DIR: SANDBOX_OUTPUT_DIR,
-  };
-  // The program's own run gets the inputs and nothing else: checker files never enter its container.
-  const run = await runSandbox(deps, {
-    files: inputs,
-    script: { filename: code.filename, source: code.source },
-    command: ["python3", code.filename],
-    env,
+  const { checks } = await loadPlan(deps.prisma, goal.id);
+  const { run, checkRuns } = await runProgram(deps, {
+    code,
+    inputs,
+    checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
+    checks,
     timeoutMs,
+    timeLeftMs: () => budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime()),
     signal: ctx.signal,
   });
   deps.log.info(
     { goalId: goal.id, attempt, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs },
     "execution finished",
   );
-
-  // Checks that run the program's code (cases, test suites) get containers of their own, after the
-  // program's run and within what is left of the wall-clock budget. A run that timed out or ran out of
-  // memory already failed; its checks are not run again.
-  const { checks } = await loadPlan(deps.prisma, goal.id);
-  const checkRuns =
-    run.timedOut || run.oomKilled || run.aborted
-      ? []
-      : await runCheckRuns({
-          sandbox: deps.sandbox,
-          checks,
-          code,
-          inputs,
-          checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
-          env,
-          timeLeftMs: () => budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime()),
-          signal: ctx.signal,
-          run: (req) => runSandbox(deps, req),
-        });
 
   const artifacts = run.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 }));
   const detail = {
@@ -134,15 +109,3 @@ export const execute: StateHandler = async (ctx, deps) => {
     },
   };
 };
-
-/**
- * A sandbox that cannot run at all (engine down, image missing) is an infrastructure failure: the step is
- * retried with backoff and, past the cap, the goal is parked in errored with this code on its tape.
- */
-async function runSandbox(deps: Parameters<StateHandler>[1], req: RunRequest) {
-  try {
-    return await deps.sandbox.run(req);
-  } catch (e) {
-    throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `sandbox: ${(e as Error).message}`);
-  }
-}

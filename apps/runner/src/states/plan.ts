@@ -1,16 +1,32 @@
-// PLAN: the planner turns the goal into a plan; the checks are frozen here (baseline + the client's,
-// binding + the planner's additions) and stored with the plan.
+// PLAN: first the evaluator's self-test (no model involved: can the baseline and the client's checks tell
+// right from wrong?), then the planner turns the goal into a plan; the checks are frozen here (baseline +
+// the client's, binding + the planner's additions) and stored with the plan.
 import { freezeChecks, plannerRequest } from "@loopsmith/agents";
 import { asJson } from "@loopsmith/db";
-import { checkSpec } from "@loopsmith/schemas";
+import { checkSpec, selfTestSpec, storedBudgets } from "@loopsmith/schemas";
 import { z } from "zod";
 import type { StateHandler } from "./context";
-import { loadInputSummaries } from "./evidence";
+import { loadCheckerFiles } from "./check-runs";
+import { loadInputs, loadInputSummaries } from "./evidence";
+import { runSelfTest } from "./self-test";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const plan: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
   const clientChecks = z.array(checkSpec).parse(goal.checks);
+  // Before any model call, so that a definition of done that cannot fail costs nothing. The planner's
+  // additions can only make it stricter, so the client's checks are what must be able to say no.
+  const selfTest = await runSelfTest(deps, {
+    checks: freezeChecks(clientChecks, [], goal.deliverable).checks,
+    fixtures: goal.selfTest === null ? null : selfTestSpec.parse(goal.selfTest),
+    inputs: await loadInputs(deps.prisma, goal.id),
+    checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
+    timeoutMs: storedBudgets(goal.budgets, goal.maxAttempts).execution_timeout_seconds * 1000,
+    signal: ctx.signal,
+  });
+  if (!selfTest.ok) {
+    return { event: { type: "EVALUATOR_REJECTED" }, detail: { self_test: selfTest }, failure: { message: selfTest.message } };
+  }
   const req = plannerRequest({
     objective: goal.objective,
     success: goal.success,
@@ -30,6 +46,8 @@ export const plan: StateHandler = async (ctx, deps) => {
       approach: turn.output.approach,
       checks: checks.map((c) => c.id),
       ...(dropped.length > 0 ? { dropped_checks: dropped } : {}),
+      feedback: goal.feedback,
+      self_test: selfTest,
     },
     effects: async (tx) => {
       await tx.plan.create({

@@ -24,8 +24,9 @@ export const refine: StateHandler = async (ctx, deps) => {
     failed,
     inspection: await loadLatestInspection(deps.prisma, goal.id),
     deliverable: goal.deliverable,
+    feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
   });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("refine", turn.error);
-  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, code: turn.output } };
+  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, feedback: goal.feedback, code: turn.output } };
 };
