@@ -4,14 +4,15 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
-import { createLogger, parseConfig } from "@loopsmith/core";
+import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, PURPOSE_LABEL, RUNNER_LABEL, sandboxImageTag } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
 import { runnerConfigSchema } from "../../apps/runner/src/config";
+import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
 
@@ -71,6 +72,7 @@ export async function startLoop(
       },
       rateLimit: rateLimitPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute } : undefined,
       adminApiKey: env.ADMIN_API_KEY,
+      loopsmithVersion: loopsmithVersion({ configured: env.LOOPSMITH_VERSION }),
     },
   });
   const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant` });
@@ -86,6 +88,7 @@ export async function startLoop(
       models: (spec) => createModel(spec, runnerConfig),
       config: runnerConfig,
       log,
+      receipts: loadReceiptSigner(runnerConfig),
     });
     await runner.start();
     return runner;
@@ -191,7 +194,8 @@ export async function sandboxRunsSince(runnerId: string, sinceMs: number): Promi
   const stream = await dockerClient().getEvents({
     since: Number((sinceMs / 1000).toFixed(3)),
     until: Number((Date.now() / 1000).toFixed(3)),
-    filters: { type: ["container"], event: ["create"], label: [`${RUNNER_LABEL}=${runnerId}`] },
+    // The goal's programs only, not the evaluator's probes (issue 11) nor the checks' own runs.
+    filters: { type: ["container"], event: ["create"], label: [`${RUNNER_LABEL}=${runnerId}`, `${PURPOSE_LABEL}=program`] },
   });
   const chunks: Buffer[] = [];
   for await (const c of stream as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));

@@ -40,6 +40,8 @@ export interface RunRequest {
   timeoutMs: number;
   /** Aborting kills the container (the result then reports `aborted`). */
   signal?: AbortSignal;
+  /** What the run is for, as a container label (PURPOSE_LABEL): a goal's program, a check's own run, an evaluator probe. */
+  purpose?: RunPurpose;
 }
 
 export interface Artifact {
@@ -64,7 +66,12 @@ export interface RunResult {
   artifacts: Artifact[];
   /** Files that were not returned (links, devices, over a limit) and collection failures. */
   artifactErrors: string[];
+  /** The image's id: the sha256 of its config, content-addressed, also for images built by docker import. */
   imageId: string;
+  /** The image's RepoDigest (`repo@sha256:...`) when it came from or went to a registry; null otherwise. */
+  imageDigest: string | null;
+  /** What the run was allowed (the timeout is the request's). */
+  limits: Readonly<SandboxLimits>;
   oomKilled: boolean;
   /** The caller aborted the run (RunRequest.signal) and the container was killed. */
   aborted: boolean;
@@ -101,6 +108,25 @@ export interface SandboxLimits {
 
 const MiB = 1024 * 1024;
 
+/** The limits a run had, as stored with its execution and shown in GET /goals/:id (snake_case, bytes and ms). */
+export function describeLimits(limits: Readonly<SandboxLimits>, timeoutMs: number) {
+  return {
+    timeout_ms: timeoutMs,
+    memory_bytes: limits.memoryBytes,
+    nano_cpus: limits.nanoCpus,
+    pids_limit: limits.pidsLimit,
+    work_tmpfs_bytes: limits.workTmpfsBytes,
+    tmp_tmpfs_bytes: limits.tmpTmpfsBytes,
+    nofile: limits.nofile,
+    file_size_bytes: limits.fileSizeBytes,
+    stdout_cap_bytes: limits.stdoutCapBytes,
+    stderr_cap_bytes: limits.stderrCapBytes,
+    artifact_max_bytes: limits.artifactMaxBytes,
+    artifacts_total_bytes: limits.artifactsTotalBytes,
+    artifact_max_count: limits.artifactMaxCount,
+  };
+}
+
 export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   memoryBytes: 512 * MiB,
   nanoCpus: 1_000_000_000,
@@ -117,6 +143,9 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 });
 
 export const SANDBOX_LABEL = "loopsmith.sandbox";
+/** Labels each container with its RunRequest.purpose, so that what ran can be counted by kind. */
+export const PURPOSE_LABEL = "loopsmith.purpose";
+export type RunPurpose = "program" | "check" | "probe";
 export const RUNNER_LABEL = "loopsmith.runner";
 /** Epoch ms after which the container has outlived its run's timeout: whoever finds it may remove it. */
 export const DEADLINE_LABEL = "loopsmith.deadline";
@@ -196,14 +225,14 @@ export function createDockerSandbox(opts: {
   log?: SandboxLog;
 }): Sandbox {
   const { docker, image, runnerId, log } = opts;
-  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...opts.limits };
-  let imageId: Promise<string> | undefined;
+  const limits: Readonly<SandboxLimits> = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
+  let imageId: Promise<{ id: string; digest: string | null }> | undefined;
 
-  const getImageId = (): Promise<string> => {
+  const getImageId = (): Promise<{ id: string; digest: string | null }> => {
     imageId ??= docker
       .getImage(image)
       .inspect()
-      .then((i) => i.Id)
+      .then((i) => ({ id: i.Id, digest: i.RepoDigests?.[0] ?? null }))
       .catch((e: unknown) => {
         imageId = undefined;
         throw e;
@@ -213,7 +242,7 @@ export function createDockerSandbox(opts: {
 
   async function run(req: RunRequest): Promise<RunResult> {
     validate(req, limits);
-    const [id, input] = await Promise.all([getImageId(), packInputs(req)]);
+    const [{ id, digest }, input] = await Promise.all([getImageId(), packInputs(req)]);
     const marker = `\0loopsmith-trailer-${randomBytes(16).toString("hex")}\0`;
     const header = JSON.stringify({
       marker,
@@ -236,6 +265,7 @@ export function createDockerSandbox(opts: {
         [SANDBOX_LABEL]: "1",
         [RUNNER_LABEL]: runnerId,
         [DEADLINE_LABEL]: String(Date.now() + req.timeoutMs + DEADLINE_SLACK_MS),
+        [PURPOSE_LABEL]: req.purpose ?? "program",
         ...(opts.namespace !== undefined ? { [NAMESPACE_LABEL]: opts.namespace } : {}),
       },
       AttachStdin: true,
@@ -376,6 +406,8 @@ export function createDockerSandbox(opts: {
         artifacts,
         artifactErrors: artifactErrors.map((m) => clean.clean("an artifact error message", m)),
         imageId: id,
+        imageDigest: digest,
+        limits,
         oomKilled: state.OOMKilled === true,
         aborted,
         notes: clean.notes,

@@ -31,6 +31,8 @@ export async function runProgram(
     /** What is left for the checks' own runs, asked before each. */
     timeLeftMs: () => number;
     signal: AbortSignal;
+    /** "probe" for the evaluator's self-test (its containers are labelled so, the checks' runs too). */
+    purpose?: "program" | "probe";
   },
 ): Promise<ProgramRun> {
   const env = programEnv(opts.inputs);
@@ -41,6 +43,7 @@ export async function runProgram(
     env,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
+    purpose: opts.purpose ?? "program",
   });
   // A run that timed out or ran out of memory already failed; its checks are not run again.
   const checkRuns =
@@ -56,6 +59,7 @@ export async function runProgram(
           timeLeftMs: opts.timeLeftMs,
           signal: opts.signal,
           run: (req) => runSandbox(deps, req),
+          purpose: opts.purpose === "probe" ? "probe" : "check",
         });
   return { run, checkRuns };
 }

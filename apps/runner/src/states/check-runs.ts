@@ -3,7 +3,7 @@
 // the attempt's execution, so that INSPECT, and an INSPECT resumed after a crash, judges this evidence
 // and never runs the program's code again.
 import type { PrismaClient, Tx } from "@loopsmith/db";
-import type { RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
+import type { RunPurpose, RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
 import type { FrozenCheck } from "@loopsmith/schemas";
 import { planCheckRuns, type RunEvidence } from "@loopsmith/verifier";
 
@@ -42,6 +42,7 @@ export async function runCheckRuns(opts: {
   timeLeftMs: () => number;
   signal: AbortSignal;
   run: (req: Parameters<Sandbox["run"]>[0]) => Promise<RunResult>;
+  purpose?: RunPurpose;
 }): Promise<CheckRunsOfCheck[]> {
   const out: CheckRunsOfCheck[] = [];
   for (const [index, check] of opts.checks.entries()) {
@@ -58,6 +59,7 @@ export async function runCheckRuns(opts: {
         env: { ...opts.env, ...req.env },
         timeoutMs: Math.max(1, Math.min(req.timeoutMs, left)),
         signal: opts.signal,
+        purpose: opts.purpose ?? "check",
       });
       runs.push(evidenceOf(result));
     }

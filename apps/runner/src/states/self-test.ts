@@ -62,6 +62,7 @@ export async function runSelfTest(
       timeoutMs,
       timeLeftMs: () => timeoutMs * 4,
       signal: opts.signal,
+      purpose: "probe",
     });
 
   const judge = async (probe: string, kind: ProbeOutcome["kind"], got: { evidence: RunEvidence; program: string | null; checkRuns: ProgramRun["checkRuns"]; source: "sandbox" | "given" }) => {
