@@ -20,6 +20,7 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
+import { receiptRoutes } from "./routes/receipts";
 import type { Services } from "./services";
 
 export interface ApiDeps {
@@ -114,5 +115,6 @@ export async function build(deps: ApiDeps) {
   await app.register(deliveryRoutes, { deps: services });
   await app.register(eventRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services });
+  await app.register(receiptRoutes, { deps: services });
   return app;
 }

@@ -1,4 +1,4 @@
-// Bearer API keys. Every route except health, readiness and the docs needs one; the tenant it belongs
+// Bearer API keys. Every route except health, readiness, the docs and the receipt keys needs one; the tenant it belongs
 // to scopes everything the request may see or change.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { LoopSmithError } from "@loopsmith/core";
@@ -16,7 +16,8 @@ export function tenantOf(req: FastifyRequest): AuthenticatedTenant {
   return req.tenant;
 }
 
-const PUBLIC = [/^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/];
+// The receipt keys are public so that anyone handed a receipt can check it.
+const PUBLIC = [/^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/, /^\/\.well-known\/loopsmith-receipt-keys(\?|$)/];
 
 export function bearer(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;

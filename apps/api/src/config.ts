@@ -18,6 +18,8 @@ export const apiConfigSchema = baseConfigSchema
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
     // Bearer key for /admin routes (dead letters); unset disables them.
     ADMIN_API_KEY: z.string().min(32, "use at least 32 characters").optional(),
+    // What goals record as the LoopSmith that accepted them when the code is not a git checkout (an image).
+    LOOPSMITH_VERSION: z.string().min(1).max(200).optional(),
   });
 export type ApiConfig = z.output<typeof apiConfigSchema>;
 

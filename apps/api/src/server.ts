@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { configOrExit, createLogger } from "@loopsmith/core";
+import { configOrExit, createLogger, loopsmithVersion } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import { goalStepJob, QUEUES } from "@loopsmith/schemas";
@@ -42,6 +42,7 @@ const app = await build({
     },
     rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE } : undefined,
     adminApiKey: config.ADMIN_API_KEY,
+    loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   readiness: realReadiness({ prisma, redis, docker, sandboxImage }),

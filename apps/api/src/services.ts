@@ -20,4 +20,6 @@ export interface Services {
   rateLimit?: { redis: Redis; perMinute: number };
   /** Bearer key for /admin routes; unset disables them (403). */
   adminApiKey?: string;
+  /** Recorded on every goal created (see loopsmithVersion in @loopsmith/core); read once at start-up. */
+  loopsmithVersion?: string;
 }

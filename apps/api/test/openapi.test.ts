@@ -16,12 +16,14 @@ describe("openapi/openapi.json", () => {
       .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     expect(routes).toEqual([
+      "GET /.well-known/loopsmith-receipt-keys",
       "GET /admin/dead-letters",
       "GET /checks",
       "GET /goals",
       "GET /goals/{id}",
       "GET /goals/{id}/deliveries",
       "GET /goals/{id}/events",
+      "GET /goals/{id}/receipt",
       "GET /healthz",
       "GET /readyz",
       "POST /admin/dead-letters/{id}/retry",
@@ -38,7 +40,10 @@ describe("openapi/openapi.json", () => {
     expect(Object.keys(post.responses).sort()).toEqual(["202", "400", "401", "409", "413", "415", "429", "503"]);
     expect(Object.keys(doc.paths["/goals/{id}"].get.responses).sort()).toEqual(["200", "401", "404", "429"]);
     // The shared zod schemas appear as named components.
-    for (const name of ["CreateGoal", "Goal", "ModelSpec", "CheckSpec", "Error"]) expect(doc.components.schemas[name]).toBeDefined();
+    for (const name of ["CreateGoal", "Goal", "ModelSpec", "CheckSpec", "Error", "Receipt", "ReceiptKeys"]) expect(doc.components.schemas[name]).toBeDefined();
+    // Issue 11.4: the receipt keys need no API key; a receipt of a goal not verified is a 409.
+    expect(doc.paths["/.well-known/loopsmith-receipt-keys"].get.security).toEqual([]);
+    expect(Object.keys(doc.paths["/goals/{id}/receipt"].get.responses).sort()).toEqual(["200", "401", "404", "409", "429"]);
   });
 
   it("documents the event stream as text/event-stream, its errors as JSON, and how to resume", async () => {

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
+import { KEY_ID } from "@loopsmith/receipts";
 import { stepRetryConfigSchema } from "@loopsmith/schemas";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
+import { parseSigningKey } from "./receipt-key";
 
 export const runnerConfigSchema = baseConfigSchema
   .extend(modelConfigSchema.shape)
@@ -45,6 +47,22 @@ export const runnerConfigSchema = baseConfigSchema
     // Testing only: "after-commit:<state>" makes the runner SIGKILL itself right after committing a move
     // out of <state>, before scheduling the next step (the crash-resume tests use it).
     RUNNER_FAULT: z.string().regex(/^after-commit:[a-z_]+$/).optional(),
+    // The Ed25519 key that signs receipts (PKCS#8: PEM, or base64 of the DER), and the id that names it in
+    // the published key list. Without a key, one is generated on first start and kept in RECEIPT_KEY_FILE
+    // (default .loopsmith/receipt-key.pem in the checkout), fine for a demo, not for production.
+    RECEIPT_SIGNING_KEY: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        if (v === undefined) return;
+        try {
+          parseSigningKey(v);
+        } catch (e) {
+          ctx.addIssue({ code: "custom", message: (e as Error).message });
+        }
+      }),
+    RECEIPT_KEY_ID: z.string().regex(KEY_ID, "letters, digits and . _ : - (up to 64)").optional(),
+    RECEIPT_KEY_FILE: z.string().min(1).optional(),
   });
 export type RunnerConfig = z.output<typeof runnerConfigSchema>;
 

@@ -6,6 +6,7 @@ import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadRunnerConfig } from "./config";
+import { loadReceiptSigner } from "./receipt-key";
 import { createRunner } from "./runtime";
 import { sandboxSelfCheck } from "./self-check";
 
@@ -33,6 +34,14 @@ const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 connection.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
 
 const prisma = createPrisma(config.DATABASE_URL, { maxConnections: config.RUNNER_CONCURRENCY + 2 });
+let receipts: ReturnType<typeof loadReceiptSigner>;
+try {
+  receipts = loadReceiptSigner(config);
+} catch (err) {
+  log.fatal({ err }, "cannot load the receipt signing key");
+  process.exit(78);
+}
+log.info({ keyId: receipts.keyId, source: receipts.source }, "receipt signing key loaded");
 const runner = createRunner({
   prisma,
   connection,
@@ -45,6 +54,7 @@ const runner = createRunner({
   runnerId,
   docker,
   afterCommit: faultInjection(config.RUNNER_FAULT),
+  receipts,
 });
 const worker = runner.worker;
 

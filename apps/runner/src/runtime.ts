@@ -12,6 +12,7 @@ import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
+import { publishReceiptKey, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
 
@@ -33,6 +34,8 @@ export interface RunnerDeps {
   docker?: Docker;
   now?: () => Date;
   afterCommit?: (move: Move) => void;
+  /** Signs verified goals' receipts; its public key is published when the runner starts. */
+  receipts: ReceiptSigner;
 }
 
 export interface Runner {
@@ -76,6 +79,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     },
     approvalTimeoutMs: config.APPROVAL_TIMEOUT_SECONDS * 1000,
     afterCommit: deps.afterCommit,
+    receipts: deps.receipts,
   };
 
   /**
@@ -208,6 +212,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     queue,
     heartbeat,
     async start() {
+      // Before any step can sign with it, so that every receipt names a key the API can serve.
+      await publishReceiptKey(prisma, deps.receipts);
       await heartbeat();
       await checks.warm();
       const sweeping = setInterval(() => {

@@ -7,6 +7,8 @@ import type { LoopModel } from "@loopsmith/models";
 import { storable } from "@loopsmith/sandbox";
 import { modelSpec, storedBudgets, type GoalJob } from "@loopsmith/schemas";
 import { announceMove, eventForState } from "@loopsmith/webhooks";
+import type { ReceiptSigner } from "./receipt-key";
+import { issueReceipt } from "./receipt";
 import { HANDLERS, StepStop, type StepDeps, type StepResult } from "./states";
 
 export type StepOutcome =
@@ -23,6 +25,8 @@ export interface StepRunnerDeps extends StepDeps {
   watchIntervalMs?: number;
   /** Testing hook: called after a move is committed, before anything is scheduled. */
   afterCommit?: (move: Move) => void;
+  /** Signs the receipt of each move to verified (a runner always has one; bare step tests may not). */
+  receipts?: ReceiptSigner;
 }
 
 const isWorking = (s: string) => (WORKING_STATES as readonly string[]).includes(s);
@@ -81,6 +85,8 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
       failure: r.failure,
       effects: async (tx) => {
         await r.effects?.(tx);
+        // After the step's rows (the check results) and before the webhook, which carries the receipt.
+        if (move.to === "verified" && deps.receipts) await issueReceipt(tx, goal.id, deps.receipts, deps.now());
         await announceMove(tx, goal, move.to);
       },
     });

@@ -2,3 +2,4 @@ export * from "./errors";
 export * from "./logger";
 export * from "./config";
 export * from "./storable";
+export * from "./version";

@@ -3,6 +3,7 @@
 // either all of a step or none of it.
 import { LoopSmithError } from "@loopsmith/core";
 import { assertTransition, isState, isTerminal } from "@loopsmith/machine";
+import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
 import { buildFailureReport } from "./goal-view";
@@ -40,11 +41,14 @@ export interface NewGoal {
   maxAttempts: number;
   budgets: Prisma.InputJsonValue;
   model: unknown;
+  /** The LoopSmith that accepted the goal (see loopsmithVersion in @loopsmith/core). */
+  loopsmithVersion?: string | null;
 }
 
 /** Insert a goal in its first state (`plan`, version 0) with tape row 0. */
 export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{ id: string; version: number }> {
   assertTransition(null, "plan");
+  const first = { seq: 0, from: null, to: "plan", at: new Date(), detail: {} };
   return prisma.$transaction(async (tx) => {
     const row = await tx.goal.create({
       data: {
@@ -65,6 +69,7 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         model: goal.model == null ? undefined : asJson(goal.model),
         state: "plan",
         version: 0,
+        loopsmithVersion: goal.loopsmithVersion ?? null,
         inputFiles: {
           create: goal.inputs.map((f) => ({
             name: f.name,
@@ -76,12 +81,21 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         checkerFiles: {
           create: (goal.checkerFiles ?? []).map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256, content: new Uint8Array(f.content) })),
         },
-        transitions: { create: { seq: 0, fromState: null, toState: "plan", detail: {} } },
+        transitions: { create: { seq: 0, fromState: null, toState: "plan", at: first.at, detail: {}, hash: hashRow("", first) } },
       },
       select: { id: true, version: true },
     });
     return row;
   });
+}
+
+/**
+ * The tape row's link in the hash chain, over exactly what GET /goals/:id will show: the timestamp is
+ * set here (not by the database) so that it is known before the row is written, at the column's
+ * millisecond precision.
+ */
+function hashRow(prev: string, row: { seq: number; from: string | null; to: string; at: Date; detail: unknown }): string {
+  return transitionHash(prev, { ...row, at: row.at.toISOString() });
 }
 
 export interface Advance {
@@ -125,13 +139,19 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
         `goal ${move.goalId} is no longer at version ${move.fromVersion} in state ${move.from}`,
       );
     }
+    const detail = move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail;
+    // The CAS above makes this the only writer of row `version`, so the row before it cannot change under us.
+    const prev = await tx.transition.findUnique({ where: { goalId_seq: { goalId: move.goalId, seq: move.fromVersion } }, select: { hash: true } });
+    const at = new Date();
     await tx.transition.create({
       data: {
         goalId: move.goalId,
         seq: version,
         fromState: move.from,
         toState: move.to,
-        detail: move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail,
+        at,
+        detail,
+        hash: hashRow(prev?.hash ?? "", { seq: version, from: move.from, to: move.to, at, detail }),
       },
     });
     await move.effects?.(tx);

@@ -5,6 +5,7 @@ import { tapeString } from "@loopsmith/machine";
 import {
   failureReport,
   inspection,
+  MODEL_CALL_RESERVED,
   POSSIBLY_BILLED,
   storedBudgets,
   type FailureReport,
@@ -30,7 +31,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
   if (!goal) return null;
   const id = goal.id;
   const deliverable = goal.deliverable;
-  const [calls, possiblyBilled, results, verifiedArtifact, checkerFiles] = await Promise.all([
+  const [calls, possiblyBilled, results, verifiedArtifact, checkerFiles, callRows] = await Promise.all([
     prisma.modelCall.aggregate({
       where: { goalId: id },
       _count: { _all: true },
@@ -42,6 +43,11 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       ? prisma.artifact.findFirst({ where: { goalId: id, name: deliverable, execution: { attempt: goal.attempts } } })
       : null,
     prisma.goalCheckerFile.findMany({ where: { goalId: id }, orderBy: { name: "asc" }, select: { name: true, size: true, sha256: true } }),
+    prisma.modelCall.findMany({
+      where: { goalId: id },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      omit: { request: true, response: true },
+    }),
   ]);
 
   type Spec = { id: string; kind: "deterministic" | "judgement"; params: Record<string, unknown>; description: string; source?: string; hidden?: boolean; reveal?: string };
@@ -54,7 +60,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       const r = results[i]!;
       const effective = (r.params ?? {}) as Record<string, unknown>;
       if (r.checkId !== c.id) continue;
-      if (Object.entries(c.params).every(([k, v]) => JSON.stringify(effective[k]) === JSON.stringify(v)))
+      if (resultMatchesParams(effective, c.params))
         return { attempt: r.attempt, passed: r.passed, message: r.message, feedback: r.feedback, findings: r.findings as Finding[] };
     }
     return null;
@@ -109,6 +115,23 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       stdout_tail: e.stdout.slice(-TAIL),
       artifacts: e.artifacts as { name: string; size: number; sha256: string }[],
       image_id: e.imageId,
+      image_digest: e.imageDigest,
+      script_sha256: e.scriptSha256,
+      limits: (e.limits as GoalView["executions"][number]["limits"]) ?? null,
+    })),
+    model_calls: callRows.map((c) => ({
+      state: c.state,
+      attempt: c.attempt,
+      provider: c.provider,
+      model: c.model,
+      system_sha256: c.systemSha256,
+      prompt_sha256: c.promptSha256,
+      tokens_in: c.tokensIn,
+      tokens_out: c.tokensOut,
+      cost_usd: c.costUsd,
+      latency_ms: c.latencyMs,
+      error_kind: errorKind(c.error),
+      created_at: c.createdAt.toISOString(),
     })),
     last_inspection: lastInspection ?? null,
     // Parsed from the stored bytes rather than the JSONB copy, which reorders keys.
@@ -126,10 +149,30 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       sandbox_ms: goal.executions.reduce((s, e) => s + e.durationMs, 0),
       wall_time_ms: (goal.finishedAt?.getTime() ?? now) - goal.createdAt.getTime(),
     },
+    loopsmith_version: goal.loopsmithVersion,
+    // The text the runner stored, parsed: the signature covers its canonical form, which parsing keeps.
+    receipt: goal.receipt === null ? null : (JSON.parse(goal.receipt) as GoalView["receipt"]),
     created_at: goal.createdAt.toISOString(),
     updated_at: goal.updatedAt.toISOString(),
     finished_at: goal.finishedAt?.toISOString() ?? null,
   };
+}
+
+/**
+ * Whether a check result row belongs to a check spec with the same id: its effective params (defaults
+ * filled in) agree with every param the spec gave. Ids may repeat with different params.
+ */
+export function resultMatchesParams(effective: Record<string, unknown>, specParams: Record<string, unknown>): boolean {
+  return Object.entries(specParams).every(([k, v]) => JSON.stringify(effective[k]) === JSON.stringify(v));
+}
+
+/** A model_calls row's outcome, from the error text the runner writes (see the runner's model-call.ts). */
+function errorKind(error: string | null): GoalView["model_calls"][number]["error_kind"] {
+  if (error === null) return null;
+  if (error === MODEL_CALL_RESERVED) return "reserved";
+  if (error.startsWith(POSSIBLY_BILLED)) return "possibly_billed";
+  if (error.startsWith("unavailable:")) return "unavailable";
+  return "failed";
 }
 
 type Finding = { where: string; input?: string; actual?: string; expected?: string; note?: string };
@@ -156,8 +199,8 @@ function deliverableArtifact(
   return { attempt: goal.attempts, name: "program", size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 
-export function transitionRow(t: { seq: number; fromState: string | null; toState: string; at: Date; detail: unknown }) {
-  return { seq: t.seq, from: t.fromState, to: t.toState, at: t.at.toISOString(), detail: t.detail as Record<string, unknown> };
+export function transitionRow(t: { seq: number; fromState: string | null; toState: string; at: Date; detail: unknown; hash: string | null }) {
+  return { seq: t.seq, from: t.fromState, to: t.toState, at: t.at.toISOString(), detail: t.detail as Record<string, unknown>, hash: t.hash };
 }
 
 const LAST_TRANSITIONS = 6;

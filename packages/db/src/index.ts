@@ -18,6 +18,7 @@ export type {
   GoalInput,
   ModelCall,
   Plan,
+  ReceiptKey,
   Tenant,
   Transition,
   WebhookDelivery,
@@ -44,7 +45,7 @@ export {
 } from "./tenants";
 
 // Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
-export { buildFailureReport, loadGoalView, transitionRow, UUID } from "./goal-view";
+export { buildFailureReport, loadGoalView, resultMatchesParams, transitionRow, UUID } from "./goal-view";
 
 // A tenant's goals: the scoped reads and writes the API makes on a client's behalf.
 export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";

@@ -57,6 +57,7 @@ describe("prisma/schema.prisma and prisma/migrations agree", () => {
       "goals",
       "model_calls",
       "plans",
+      "receipt_keys",
       "tenants",
       "transitions",
       "webhook_deliveries",

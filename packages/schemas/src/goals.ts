@@ -1,5 +1,6 @@
 import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { STATES } from "@loopsmith/machine";
+import { receiptKeySet, receiptSchema } from "@loopsmith/receipts";
 import { z } from "zod";
 import { checkFinding, checkSpec, inspection, modelProviders, modelSpec, RESULT_FILE } from "./loop";
 
@@ -151,6 +152,8 @@ const isoDate = z.string().describe("ISO 8601 timestamp");
  * writes it (a call found unsettled by the retry of its step), the goal view counts it.
  */
 export const POSSIBLY_BILLED = "possibly billed";
+/** The error text of a model_calls row reserved before its call and not settled yet. */
+export const MODEL_CALL_RESERVED = "reserved: the call has not settled";
 
 export const transitionView = z.object({
   seq: z.int(),
@@ -158,6 +161,26 @@ export const transitionView = z.object({
   to: z.string(),
   at: isoDate,
   detail: z.record(z.string(), z.unknown()),
+  hash: z
+    .string()
+    .nullable()
+    .describe("sha256 of the canonical JSON of {prev, seq, from, to, at, detail}, prev being the previous row's hash (\"\" for row 0). Null on rows from before the chain."),
+});
+
+export const executionLimits = z.object({
+  timeout_ms: z.int(),
+  memory_bytes: z.int(),
+  nano_cpus: z.int(),
+  pids_limit: z.int(),
+  work_tmpfs_bytes: z.int(),
+  tmp_tmpfs_bytes: z.int(),
+  nofile: z.int(),
+  file_size_bytes: z.int(),
+  stdout_cap_bytes: z.int(),
+  stderr_cap_bytes: z.int(),
+  artifact_max_bytes: z.int(),
+  artifacts_total_bytes: z.int(),
+  artifact_max_count: z.int(),
 });
 
 export const executionView = z.object({
@@ -169,7 +192,28 @@ export const executionView = z.object({
   stderr_tail: z.string(),
   stdout_tail: z.string(),
   artifacts: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })),
-  image_id: z.string(),
+  image_id: z.string().describe("The sandbox image's id (sha256 of its config): content-addressed, set for every image."),
+  image_digest: z.string().nullable().describe("The image's registry digest (RepoDigest) when it has one; null for images built locally by docker import."),
+  script_sha256: z.string().nullable().describe("sha256 of the program that ran."),
+  limits: executionLimits.nullable().describe("What the run was allowed."),
+});
+
+export const modelCallView = z.object({
+  state: z.string().describe("The turn: plan, generate, inspect, refine."),
+  attempt: z.int(),
+  provider: z.string(),
+  model: z.string(),
+  system_sha256: z.string().nullable().describe("sha256 of the system prompt (UTF-8)."),
+  prompt_sha256: z.string().nullable().describe("sha256 of the prompt as first sent (UTF-8); schema retries append the rejected reply and its error."),
+  tokens_in: z.int(),
+  tokens_out: z.int(),
+  cost_usd: z.number(),
+  latency_ms: z.int(),
+  error_kind: z
+    .enum(["reserved", "possibly_billed", "unavailable", "failed"])
+    .nullable()
+    .describe("null: answered. reserved: in flight. possibly_billed: its runner died mid-call. unavailable: the provider could not be reached (the step was retried). failed: the output kept failing its schema, or the provider refused the request."),
+  created_at: isoDate,
 });
 
 export const checkView = z.object({
@@ -214,6 +258,10 @@ export const failureReport = z
   .meta({ id: "FailureReport" });
 export type FailureReport = z.infer<typeof failureReport>;
 
+/** The signed receipt (its schema lives with the code that signs and verifies it), named for OpenAPI here. */
+export const receiptView = receiptSchema.meta({ id: "Receipt" });
+export const receiptKeysView = receiptKeySet.meta({ id: "ReceiptKeys" });
+
 export const goalView = z
   .object({
     id: z.uuid(),
@@ -247,6 +295,7 @@ export const goalView = z
       .nullable(),
     checks: z.array(checkView).describe("Before PLAN ends: the client's checks; after: the frozen checks."),
     executions: z.array(executionView),
+    model_calls: z.array(modelCallView).describe("Every model call, oldest first, with the hashes of what it was sent."),
     last_inspection: inspection.nullable(),
     report: z.unknown().describe("The verified deliverable parsed as JSON when it is a .json file (exactly as written, big integers as strings of digits... see the README); null unless verified or for other deliverables."),
     failure_report: failureReport.nullable().describe("Set when the goal ended failed."),
@@ -264,6 +313,11 @@ export const goalView = z
       sandbox_ms: z.int(),
       wall_time_ms: z.int(),
     }),
+    loopsmith_version: z
+      .string()
+      .nullable()
+      .describe('The LoopSmith that accepted the goal: "git:<commit>" ("-dirty" with uncommitted changes), LOOPSMITH_VERSION, or "package:<version>".'),
+    receipt: receiptView.nullable().describe("The signed receipt, once verified (also at GET /goals/{id}/receipt)."),
     created_at: isoDate,
     updated_at: isoDate,
     finished_at: isoDate.nullable(),

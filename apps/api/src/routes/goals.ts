@@ -152,6 +152,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           maxAttempts: body.max_attempts,
           budgets,
           model,
+          loopsmithVersion: deps.loopsmithVersion,
         });
       } catch (e) {
         // Two requests with the same key raced: the other one created the goal.

@@ -3,7 +3,7 @@
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
 import type { Tx } from "@loopsmith/db";
-import type { Artifact } from "@loopsmith/sandbox";
+import { describeLimits, type Artifact } from "@loopsmith/sandbox";
 import { storedBudgets } from "@loopsmith/schemas";
 import { runProgram } from "./attempt";
 import { loadCheckerFiles, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
@@ -38,6 +38,7 @@ export const execute: StateHandler = async (ctx, deps) => {
   );
 
   const artifacts = run.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 }));
+  const scriptSha256 = createHash("sha256").update(code.source).digest("hex");
   const detail = {
     attempt,
     exit_code: run.exitCode,
@@ -53,7 +54,8 @@ export const execute: StateHandler = async (ctx, deps) => {
     stderr_clipped_bytes: run.stderrTruncatedBytes,
     notes: run.notes,
     image_id: run.imageId,
-    script_sha256: createHash("sha256").update(code.source).digest("hex"),
+    image_digest: run.imageDigest,
+    script_sha256: scriptSha256,
     ...(checkRuns.length > 0 ? { check_runs: summarizeCheckRuns(checkRuns) } : {}),
   };
   const record = (tx: Tx, evidence: { stdout: string; stderr: string; artifacts: Artifact[] }) =>
@@ -71,6 +73,9 @@ export const execute: StateHandler = async (ctx, deps) => {
         oomKilled: run.oomKilled,
         artifacts: evidence.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
         imageId: run.imageId,
+        imageDigest: run.imageDigest,
+        scriptSha256,
+        limits: describeLimits(run.limits, timeoutMs),
         script: code.source,
       },
     });

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { errorCodeOf } from "@loopsmith/core";
 import { Prisma } from "@loopsmith/db";
 import { costUsd, ModelOutputError, ModelUnavailableError, priceOf, type LoopModel, type ModelRequest } from "@loopsmith/models";
-import { POSSIBLY_BILLED, storedBudgets } from "@loopsmith/schemas";
+import { MODEL_CALL_RESERVED, POSSIBLY_BILLED, storedBudgets } from "@loopsmith/schemas";
 import { StepStop, type GoalContext, type StepDeps } from "./context";
 
 export type TurnOutcome<T> =
@@ -42,7 +42,15 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
   }
   if (prior && prior.error === RESERVED) await keepPossiblyBilled(deps, prior.id, key.requestHash);
 
-  const base = { ...key, provider: model.provider, model: model.modelName, request: { system: req.system, prompt: req.prompt } };
+  // Provenance on every row (reservation, answer, error): which prompts this call sent, by hash.
+  const base = {
+    ...key,
+    provider: model.provider,
+    model: model.modelName,
+    systemSha256: sha256(req.system),
+    promptSha256: sha256(req.prompt),
+    request: { system: req.system, prompt: req.prompt },
+  };
   const price = priceOf(model.provider, model.modelName, deps.config);
   await reserve(ctx, deps, req, key, base, price);
   try {
@@ -90,7 +98,9 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
   }
 }
 
-const RESERVED = "reserved: the call has not settled";
+const RESERVED = MODEL_CALL_RESERVED;
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 /**
  * A reservation still unsettled when the step runs again was left by a try whose runner died mid-call
@@ -159,7 +169,7 @@ async function reserve(
       `The next ${req.turn} call (estimated $${estimateUsd.toFixed(4)}) would take the goal past its $${budgets.max_cost_usd} budget ($${usedUsd.toFixed(4)} spent).`,
     );
   const row = {
-    ...(base as { goalId: string; state: string; attempt: number; requestHash: string; provider: string; model: string; request: Prisma.InputJsonValue }),
+    ...(base as { goalId: string; state: string; attempt: number; requestHash: string; provider: string; model: string; systemSha256: string; promptSha256: string; request: Prisma.InputJsonValue }),
     tokensIn: estimateIn,
     tokensOut: estimateOut,
     costUsd: estimateUsd,

@@ -1,0 +1,103 @@
+// The key runners sign receipts with. From configuration (RECEIPT_SIGNING_KEY) in production; otherwise
+// generated on first start and kept in a file, which is enough for a demo on one machine. Its public half
+// goes into receipt_keys, where the API (which never holds a private key) serves it.
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { LoopSmithError } from "@loopsmith/core";
+import type { PrismaClient } from "@loopsmith/db";
+import { keyIdFor } from "@loopsmith/receipts";
+
+// apps/runner/src -> the repository root, whose .loopsmith/ is git-ignored.
+export const DEFAULT_RECEIPT_KEY_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../.loopsmith/receipt-key.pem");
+
+export interface ReceiptSigner {
+  keyId: string;
+  privateKey: KeyObject;
+  publicKeyPem: string;
+  /** Where the key came from, for the start-up log. */
+  source: "config" | "file" | "generated";
+}
+
+/** A PKCS#8 Ed25519 private key, as PEM or as base64 of the DER bytes. Throws saying what is wrong. */
+export function parseSigningKey(text: string): KeyObject {
+  const trimmed = text.trim();
+  let key: KeyObject;
+  try {
+    key = trimmed.startsWith("-----BEGIN")
+      ? createPrivateKey(trimmed)
+      : createPrivateKey({ key: Buffer.from(trimmed, "base64"), format: "der", type: "pkcs8" });
+  } catch (e) {
+    throw new Error(`not a PKCS#8 private key (PEM, or base64 of the DER bytes): ${(e as Error).message}`);
+  }
+  if (key.asymmetricKeyType !== "ed25519") throw new Error(`an ${key.asymmetricKeyType} key; receipts are signed with Ed25519`);
+  return key;
+}
+
+export function loadReceiptSigner(config: { RECEIPT_SIGNING_KEY?: string; RECEIPT_KEY_ID?: string; RECEIPT_KEY_FILE?: string }): ReceiptSigner {
+  let privateKey: KeyObject;
+  let source: ReceiptSigner["source"];
+  if (config.RECEIPT_SIGNING_KEY) {
+    privateKey = parseSigningKey(config.RECEIPT_SIGNING_KEY);
+    source = "config";
+  } else {
+    const file = config.RECEIPT_KEY_FILE ?? DEFAULT_RECEIPT_KEY_FILE;
+    const created = ensureKeyFile(file);
+    try {
+      privateKey = parseSigningKey(fs.readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new LoopSmithError("LS_ERR_CONFIG", `RECEIPT_KEY_FILE ${file}: ${(e as Error).message}`);
+    }
+    source = created ? "generated" : "file";
+  }
+  const publicKey = createPublicKey(privateKey);
+  return {
+    keyId: config.RECEIPT_KEY_ID ?? keyIdFor(publicKey),
+    privateKey,
+    publicKeyPem: publicKey.export({ type: "spki", format: "pem" }).toString(),
+    source,
+  };
+}
+
+/**
+ * Creates the key file unless it exists; true when this call created it. Written beside it and linked into
+ * place, so that runners starting together all end up with the one key and none reads a half-written file.
+ */
+function ensureKeyFile(file: string): boolean {
+  if (fs.existsSync(file)) return false;
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(tmp, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600, flag: "wx" });
+  try {
+    fs.linkSync(tmp, file);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    return false;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Publishes the signer's public key. A key id names one key forever: the same id with another key is a
+ * configuration error (a rotation needs a new id), since receipts already signed name the old one.
+ */
+export async function publishReceiptKey(prisma: PrismaClient, signer: ReceiptSigner): Promise<void> {
+  const check = async () => {
+    const row = await prisma.receiptKey.findUnique({ where: { keyId: signer.keyId } });
+    if (row && row.publicKeyPem.trim() !== signer.publicKeyPem.trim())
+      throw new LoopSmithError("LS_ERR_CONFIG", `receipt key id ${signer.keyId} is already published with another public key: give a new key a new RECEIPT_KEY_ID`);
+    return row !== null;
+  };
+  if (await check()) return;
+  try {
+    await prisma.receiptKey.create({ data: { keyId: signer.keyId, alg: "Ed25519", publicKeyPem: signer.publicKeyPem } });
+  } catch (e) {
+    // Another runner published it first: fine if it is the same key.
+    if ((e as { code?: string }).code !== "P2002") throw e;
+    await check();
+  }
+}
