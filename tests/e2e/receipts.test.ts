@@ -222,6 +222,8 @@ describe("GET /goals/:id/receipt", () => {
     const failed = await loop.run(goalBody(PROGRAM.replace(".title()", "")));
     expect(failed.state).toBe("failed");
     expect(failed.receipt).toBeNull();
+    // Every goal's tape is chained, not only verified ones.
+    expect(failed.transitions.map((t) => t.hash)).toEqual(chainHashes(failed.transitions));
     const res = await loop.request("GET", `/goals/${failed.id}/receipt`);
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ error: { code: "LS_ERR_GOAL_STATE", details: { state: "failed" } } });
