@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { loadRunnerConfig } from "../apps/runner/src/config";
-import { RUNNER_LABEL, SANDBOX_LABEL, dockerClient } from "@loopsmith/sandbox";
+import { PURPOSE_LABEL, RUNNER_LABEL, SANDBOX_LABEL, dockerClient } from "@loopsmith/sandbox";
 import { QUEUES } from "@loopsmith/schemas";
 import { program, SCRIPT_CRASHES, scriptedGoal } from "../scripts/demo/scenario";
 import { spawnTs, type Spawned } from "../scripts/lib/proc";
@@ -40,7 +40,7 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const docker = dockerClient(settings.DOCKER_HOST);
 async function runningContainerOwner(): Promise<string | null> {
-  const list = await docker.listContainers({ filters: { label: [`${SANDBOX_LABEL}=1`], status: ["running"] } });
+  const list = await docker.listContainers({ filters: { label: [`${SANDBOX_LABEL}=1`, `${PURPOSE_LABEL}=program`], status: ["running"] } });
   const ours = list.map((c) => c.Labels[RUNNER_LABEL]).filter((id): id is string => !!id && runners.has(id));
   return ours[0] ?? null;
 }

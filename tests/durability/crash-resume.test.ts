@@ -184,7 +184,7 @@ describe("a runner SIGKILLed mid-step, a second runner resumes the goal", () => 
     const id = res.body.id as string;
 
     const seen = await waitUntil("the sandbox container of the first execution, running", async () => {
-      const c = await containersOf(a.id);
+      const c = await containersOf(a.id, "program");
       return c.some((x) => x.state === "running") ? c : null;
     }, 30_000, 50);
     // Inside its time.sleep(3) by now.
@@ -195,7 +195,7 @@ describe("a runner SIGKILLed mid-step, a second runner resumes the goal", () => 
     expect(atCrash.state).toBe("execute");
     expect(atCrash.executions).toHaveLength(0);
     // Docker does not know the runner died: its container is still there.
-    const orphaned = await containersOf(a.id);
+    const orphaned = await containersOf(a.id, "program");
     expect(orphaned.map((c) => c.id)).toEqual(seen.map((c) => c.id));
 
     const b = await runner(loop.prefix, "crash-b-2");

@@ -247,7 +247,7 @@ describe("cancel", () => {
     expect(res.status).toBe(202);
     const id = res.body.id as string;
     const running = await waitUntil("the execution's container", async () => {
-      const c = await containersOf(loop.prefix);
+      const c = await containersOf(loop.prefix, "program");
       return c.some((x) => x.state === "running") ? c : null;
     }, 30_000, 50);
 

@@ -108,7 +108,7 @@ describe("infrastructure restarts under a running goal", () => {
     const res = await loop.post(slowGoal());
     expect(res.status).toBe(202);
     const id = res.body.id as string;
-    await waitUntil("the first execution's container", async () => (await containersOf(r.id)).some((c) => c.state === "running"), 30_000, 50);
+    await waitUntil("the first execution's container", async () => (await containersOf(r.id, "program")).some((c) => c.state === "running"), 30_000, 50);
     const stoppedAt = Date.now();
     try {
       await stopRedis();
@@ -140,12 +140,12 @@ describe("infrastructure restarts under a running goal", () => {
     const res = await loop.post(slowGoal());
     expect(res.status).toBe(202);
     const id = res.body.id as string;
-    await waitUntil("the first execution's container", async () => (await containersOf(r.id)).some((c) => c.state === "running"), 30_000, 50);
+    await waitUntil("the first execution's container", async () => (await containersOf(r.id, "program")).some((c) => c.state === "running"), 30_000, 50);
     const stoppedAt = Date.now();
     try {
       await stopPostgres();
       // The program finishes while the database is gone: its result cannot be committed.
-      await waitUntil("the first execution to end", async () => (await containersOf(r.id)).length === 0, 30_000, 100);
+      await waitUntil("the first execution to end", async () => (await containersOf(r.id, "program")).length === 0, 30_000, 100);
       await sleep(1000);
     } finally {
       await ensurePostgres();
@@ -221,7 +221,7 @@ describe("infrastructure restarts under a running goal", () => {
     const res = await loop.post(slowGoal());
     expect(res.status).toBe(202);
     const id = res.body.id as string;
-    await waitUntil("the first execution's container", async () => (await containersOf(r.id)).some((c) => c.state === "running"), 30_000, 50);
+    await waitUntil("the first execution's container", async () => (await containersOf(r.id, "program")).some((c) => c.state === "running"), 30_000, 50);
     await sleep(500);
     const stoppedAt = Date.now();
     try {

@@ -40,7 +40,7 @@ describe("issue 16.7: recovery with the default settings", () => {
     const holder = await waitUntil("the runner running the program", async () => {
       const job = await loop.queue.getJob(jobId);
       const r = runners.find((x) => x.id === job?.processedBy);
-      return r && (await containersOf(r.id)).some((c) => c.state === "running") ? r : null;
+      return r && (await containersOf(r.id, "program")).some((c) => c.state === "running") ? r : null;
     }, 60_000, 50);
     await sleep(1000);
     const killedAt = Date.now();

@@ -55,7 +55,7 @@ async function holder(loop: Loop, jobId: string, alive: Map<string, RunnerProces
     if (goal.state !== "execute") throw new Error(`the goal left execute before the next pickup: ${goal.tape}; ${JSON.stringify(goal.transitions.at(-1)?.detail)}`);
     const job = await loop.queue.getJob(jobId);
     if (!job?.processedOn || job.processedOn <= after || !job.processedBy || !alive.has(job.processedBy)) return null;
-    const running = (await containersOf(job.processedBy)).some((c) => c.state === "running");
+    const running = (await containersOf(job.processedBy, "program")).some((c) => c.state === "running");
     return running ? { id: job.processedBy, pickedAt: job.processedOn } : null;
   }, 60_000, 50);
 }

@@ -14,7 +14,6 @@ afterEach(async () => {
   loop = fake = undefined;
 });
 
-const reply = (o: unknown) => ({ content: JSON.stringify(o), usage: { prompt_tokens: 100, completion_tokens: 50 } });
 
 /** A loop whose model is the fake OpenAI-compatible server, which counts every request. */
 async function fakeLoop(replies: Parameters<typeof startFakeOpenAI>[0] = []) {
