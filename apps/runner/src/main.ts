@@ -9,6 +9,7 @@ import { loadRunnerConfig } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
 import { createRunner } from "./runtime";
 import { sandboxSelfCheck } from "./self-check";
+import { endlessProbe } from "./states/self-test";
 
 /** RUNNER_FAULT=after-commit:<state> (tests only): die the hard way between a commit and the enqueue. */
 function faultInjection(fault: string | undefined): ((move: Move) => void) | undefined {
@@ -73,6 +74,10 @@ try {
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
   const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
   log.info({ image, ...check }, "sandbox self-check passed");
+  // The evaluator self-test's never-ending probe: the sandbox must kill a program at its time limit.
+  const endless = (await endlessProbe(sandbox)).run;
+  if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
+  log.info({ durationMs: endless.durationMs }, "sandbox kills a never-ending program at its time limit");
 } catch (err) {
   log.fatal({ err }, "start-up failed");
   process.exit(1);

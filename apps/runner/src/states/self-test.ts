@@ -36,9 +36,23 @@ export interface SelfTestResult {
   message: string;
 }
 
-// The never-ending probe proves the sandbox's time limit, which does not depend on the goal: one real
-// run per sandbox serves every goal this runner plans (each goal's checks are still judged on it).
+// The never-ending probe proves the sandbox's time limit, which does not depend on the goal (the program
+// reads nothing, and a timed-out run gets no check runs): one real run per sandbox serves every goal this
+// runner plans, each goal's checks still judged on it. A runner process makes it at start-up.
 const endlessRuns = new WeakMap<Sandbox, Promise<ProgramRun>>();
+
+export function endlessProbe(sandbox: Sandbox, signal: AbortSignal = new AbortController().signal): Promise<ProgramRun> {
+  let run = endlessRuns.get(sandbox);
+  if (!run) {
+    run = runProgram(
+      { sandbox },
+      { code: { filename: "probe.py", source: ENDLESS_PROGRAM }, inputs: [], checkerFiles: [], checks: [], timeoutMs: ENDLESS_PROBE_TIMEOUT_MS, timeLeftMs: () => 0, signal, purpose: "probe" },
+    );
+    endlessRuns.set(sandbox, run);
+    run.catch(() => endlessRuns.delete(sandbox));
+  }
+  return run;
+}
 
 export async function runSelfTest(
   deps: Pick<StepDeps, "sandbox" | "checks">,
@@ -101,13 +115,7 @@ export async function runSelfTest(
   const empty = runsCode ? fromRun(await run(EMPTY_PROGRAM, opts.timeoutMs), EMPTY_PROGRAM) : { evidence: cleanRun([], ""), program: EMPTY_PROGRAM, checkRuns: [], source: "given" as const };
   probes.push(await judge("an empty run (exits 0, writes nothing)", "probe", empty));
 
-  let endlessPromise = endlessRuns.get(deps.sandbox);
-  if (!endlessPromise) {
-    endlessPromise = run(ENDLESS_PROGRAM, ENDLESS_PROBE_TIMEOUT_MS);
-    endlessRuns.set(deps.sandbox, endlessPromise);
-    endlessPromise.catch(() => endlessRuns.delete(deps.sandbox));
-  }
-  const endless = await endlessPromise;
+  const endless = await endlessProbe(deps.sandbox, opts.signal);
   const endlessOutcome = await judge("a program that never ends", "probe", fromRun(endless, ENDLESS_PROGRAM));
   if (!endless.run.timedOut) {
     endlessOutcome.ok = false;
