@@ -5,17 +5,10 @@
 // be) it tries to smuggle it out through forged test names and exception types. A positive control
 // shows the test can fail: with reveal "full" the canary does reach the refiner.
 import { randomBytes } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "../../packages/models/test/support/fake-openai";
-import { startLoop, type Loop } from "../support/loop";
+import { describe, expect, it } from "vitest";
+import { fakeProviderLoops } from "../support/fake-loop";
 
-let fake: FakeOpenAI | undefined;
-let loop: Loop | undefined;
-afterEach(async () => {
-  await loop?.close();
-  await fake?.close();
-  loop = fake = undefined;
-});
+const fakeLoop = fakeProviderLoops();
 
 // The program knows only the prefix (split, so that its own source never spells it): whatever follows
 // is what it would have to find.
@@ -107,8 +100,7 @@ const NOT_YET = { verified: false, failing_checks: [], diagnosis: "not yet", fix
 
 async function runHidden(reveal: "input" | "full") {
   const canary = `${PREFIX}-${randomBytes(8).toString("hex")}`;
-  fake = await startFakeOpenAI([reply(PLAN), reply(CODE), reply(NOT_YET), reply(CODE), reply(NOT_YET)]);
-  loop = await startLoop({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.baseURL, OPENAI_COMPATIBLE_MODEL: "fake-coder" } });
+  const { fake, loop } = await fakeLoop([reply(PLAN), reply(CODE), reply(NOT_YET), reply(CODE), reply(NOT_YET)]);
   const goal = await loop.run(hiddenGoal(canary, reveal));
   return { canary, goal, bodies: fake.requests.map((r) => JSON.stringify(r)) };
 }

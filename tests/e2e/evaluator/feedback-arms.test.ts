@@ -1,17 +1,10 @@
 // Issue 11.2: the control arm. A `retry_only` goal's refiner is told only that the attempt was wrong:
 // none of the run's stderr, the check messages or the inspector's diagnosis reaches its request (asserted
 // on the body the fake OpenAI-compatible server received); the `full` arm's refiner gets all three.
-import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "../../../packages/models/test/support/fake-openai";
-import { startLoop, type Loop } from "../../support/loop";
+import { describe, expect, it } from "vitest";
+import { fakeProviderLoops } from "../../support/fake-loop";
 
-let fake: FakeOpenAI | undefined;
-let loop: Loop | undefined;
-afterEach(async () => {
-  await loop?.close();
-  await fake?.close();
-  loop = fake = undefined;
-});
+const fakeLoop = fakeProviderLoops("fake");
 
 const reply = (o: unknown) => ({ content: JSON.stringify(o), usage: { prompt_tokens: 100, completion_tokens: 50 } });
 const STDERR_MARK = "XYZZY-stderr-7d1";
@@ -20,14 +13,13 @@ const WRONG = `import json, os, sys\njson.dump({"total": 41}, open(os.path.join(
 const RIGHT = `import json, os\njson.dump({"total": 42}, open(os.path.join(os.environ["OUTPUT_DIR"], "result.json"), "w"))\n`;
 
 async function runArm(feedback: "full" | "retry_only") {
-  fake = await startFakeOpenAI([
+  const { fake, loop } = await fakeLoop([
     reply({ objective: "the answer", approach: ["compute"], output_contract: '{"total": int}', checks: [] }),
     reply({ filename: "answer.py", language: "python", source: WRONG, notes: "" }),
     reply({ verified: false, failing_checks: ["json_assert"], diagnosis: DIAGNOSIS_MARK, fix_hint: "add one" }),
     reply({ filename: "answer.py", language: "python", source: RIGHT, notes: "" }),
     reply({ verified: true, failing_checks: [], diagnosis: "done", fix_hint: "" }),
   ]);
-  loop = await startLoop({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.baseURL, OPENAI_COMPATIBLE_MODEL: "fake" } });
   const goal = await loop.run({
     objective: "Write the answer to result.json.",
     feedback,

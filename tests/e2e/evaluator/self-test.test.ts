@@ -2,25 +2,17 @@
 // passes, a "bad" fixture it accepts or a "good" one it rejects ends the goal failed/evaluator_rejected
 // with no request sent to the model; a sound one goes on to plan, with the probes on the tape.
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAI, type FakeOpenAI } from "../../../packages/models/test/support/fake-openai";
 import { checkedGoal } from "../../support/checked-goal";
+import { fakeProviderLoops } from "../../support/fake-loop";
 import { startLoop, type Loop } from "../../support/loop";
 
-let fake: FakeOpenAI | undefined;
+const fakeLoop = fakeProviderLoops("fake");
 let loop: Loop | undefined;
 afterEach(async () => {
   await loop?.close();
-  await fake?.close();
-  loop = fake = undefined;
+  loop = undefined;
 });
 
-
-/** A loop whose model is the fake OpenAI-compatible server, which counts every request. */
-async function fakeLoop(replies: Parameters<typeof startFakeOpenAI>[0] = []) {
-  fake = await startFakeOpenAI(replies);
-  loop = await startLoop({ env: { OPENAI_COMPATIBLE_BASE_URL: fake.baseURL, OPENAI_COMPATIBLE_MODEL: "fake" } });
-  return { fake, loop };
-}
 
 type SelfTest = { ok: boolean; probes: { probe: string; kind: string; ok: boolean; failing_checks: string[]; run: { timed_out: boolean; source: string }; problem?: string }[] };
 
@@ -38,7 +30,7 @@ const csvGoal = (selfTest: unknown) => ({
 
 describe("the evaluator's self-test", () => {
   it("ends a vacuous goal evaluator_rejected before any model call: an empty run passes its checks", async () => {
-    const { fake, loop } = await fakeLoop();
+    const { fake, loop } = await fakeLoop([]);
     // "Done" = the program prints nothing: an empty run is done.
     const goal = await loop.run({
       objective: "Print nothing.",
@@ -58,7 +50,7 @@ describe("the evaluator's self-test", () => {
   });
 
   it("rejects a definition of done that accepts a known-bad answer or refuses a known-good one, naming the fixture", async () => {
-    const { fake, loop } = await fakeLoop();
+    const { fake, loop } = await fakeLoop([]);
     const acceptsBad = await loop.run({
       ...csvGoal({ bad: [{ name: "rounded to whole cents... but right", artifacts: [{ name: "totals.csv", text: "id,total\n1,10.5\n2,3.25\n" }] }] }),
       model: { provider: "openai-compatible" },
