@@ -72,10 +72,11 @@ try {
       isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1,
     }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
-  const check = await sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS);
+  // Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the
+  // sandbox kills a program at its time limit.
+  const [check, probe] = await Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]);
   log.info({ image, ...check }, "sandbox self-check passed");
-  // The evaluator self-test's never-ending probe: the sandbox must kill a program at its time limit.
-  const endless = (await endlessProbe(sandbox)).run;
+  const endless = probe.run;
   if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
   log.info({ durationMs: endless.durationMs }, "sandbox kills a never-ending program at its time limit");
 } catch (err) {
