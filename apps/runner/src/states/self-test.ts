@@ -38,18 +38,23 @@ export interface SelfTestResult {
 
 // The never-ending probe proves the sandbox's time limit, which does not depend on the goal (the program
 // reads nothing, and a timed-out run gets no check runs): one real run per sandbox serves every goal this
-// runner plans, each goal's checks still judged on it. A runner process makes it at start-up.
-const endlessRuns = new WeakMap<Sandbox, Promise<ProgramRun>>();
+// runner plans, each goal's checks still judged on it. A runner process makes it at start-up. Keyed by
+// the image (its tag is a hash of what it is built from), so sandboxes of one image share the proof.
+const endlessRuns = new Map<string, Promise<ProgramRun>>();
 
-export function endlessProbe(sandbox: Sandbox, signal: AbortSignal = new AbortController().signal): Promise<ProgramRun> {
-  let run = endlessRuns.get(sandbox);
+export function endlessProbe(sandbox: Sandbox): Promise<ProgramRun> {
+  let run = endlessRuns.get(sandbox.image);
   if (!run) {
+    // Its own signal, never a goal's: a goal cancelled meanwhile must not leave an aborted probe behind.
     run = runProgram(
       { sandbox },
-      { code: { filename: "probe.py", source: ENDLESS_PROGRAM }, inputs: [], checkerFiles: [], checks: [], timeoutMs: ENDLESS_PROBE_TIMEOUT_MS, timeLeftMs: () => 0, signal, purpose: "probe" },
+      { code: { filename: "probe.py", source: ENDLESS_PROGRAM }, inputs: [], checkerFiles: [], checks: [], timeoutMs: ENDLESS_PROBE_TIMEOUT_MS, timeLeftMs: () => 0, signal: new AbortController().signal, purpose: "probe" },
     );
-    endlessRuns.set(sandbox, run);
-    run.catch(() => endlessRuns.delete(sandbox));
+    endlessRuns.set(sandbox.image, run);
+    // Only a proof is kept: an engine failure, or a run that was not killed, is tried again next time.
+    run.then((r) => {
+      if (!r.run.timedOut) endlessRuns.delete(sandbox.image);
+    }, () => endlessRuns.delete(sandbox.image));
   }
   return run;
 }
@@ -115,7 +120,7 @@ export async function runSelfTest(
   const empty = runsCode ? fromRun(await run(EMPTY_PROGRAM, opts.timeoutMs), EMPTY_PROGRAM) : { evidence: cleanRun([], ""), program: EMPTY_PROGRAM, checkRuns: [], source: "given" as const };
   probes.push(await judge("an empty run (exits 0, writes nothing)", "probe", empty));
 
-  const endless = await endlessProbe(deps.sandbox, opts.signal);
+  const endless = await endlessProbe(deps.sandbox);
   const endlessOutcome = await judge("a program that never ends", "probe", fromRun(endless, ENDLESS_PROGRAM));
   if (!endless.run.timedOut) {
     endlessOutcome.ok = false;
