@@ -11,6 +11,7 @@ import { createDockerSandbox, dockerClient, PURPOSE_LABEL, RUNNER_LABEL, sandbox
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
+import { apiLimitsConfigSchema } from "../../apps/api/src/config";
 import { runnerConfigSchema } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
@@ -72,6 +73,7 @@ export async function startLoop(
       },
       rateLimit: rateLimitPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute } : undefined,
       adminApiKey: env.ADMIN_API_KEY,
+      limits: parseConfig(apiLimitsConfigSchema, env),
       loopsmithVersion: loopsmithVersion({ configured: env.LOOPSMITH_VERSION }),
     },
   });

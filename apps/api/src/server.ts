@@ -42,6 +42,7 @@ const app = await build({
     },
     rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE } : undefined,
     adminApiKey: config.ADMIN_API_KEY,
+    limits: config,
     loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,

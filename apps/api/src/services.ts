@@ -5,6 +5,7 @@ import type { PrismaClient } from "@loopsmith/db";
 import type { ModelConfig } from "@loopsmith/models";
 import type { BudgetConfig, GoalJob } from "@loopsmith/schemas";
 import type { WebhookConfig } from "@loopsmith/webhooks";
+import type { ApiLimitsConfig } from "./config";
 
 export interface Services {
   prisma: PrismaClient;
@@ -20,6 +21,8 @@ export interface Services {
   rateLimit?: { redis: Redis; perMinute: number };
   /** Bearer key for /admin routes; unset disables them (403). */
   adminApiKey?: string;
+  /** Per-tenant caps (open goals, event streams); unset: the defaults of apiLimitsConfigSchema. */
+  limits?: ApiLimitsConfig;
   /** Recorded on every goal created (see loopsmithVersion in @loopsmith/core); read once at start-up. */
   loopsmithVersion?: string;
 }

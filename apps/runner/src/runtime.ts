@@ -12,6 +12,7 @@ import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
+import { admitStep } from "./fairness";
 import { publishReceiptKey, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
@@ -92,6 +93,7 @@ export function createRunner(deps: RunnerDeps): Runner {
    * ones in attemptsMade, and with its own stall limit (1) it used to fail the job on the second stall
    * without calling us, leaving the goal to the sweep, which parked it after one counted try.
    */
+  const tenantCap = { maxActive: config.TENANT_MAX_ACTIVE_GOALS, deferMs: config.TENANT_DEFER_MS };
   const handle = async (job: GoalJob, meta: JobMeta) => {
     const spent = meta.attemptsMade + meta.stalls;
     if (spent >= meta.maxAttempts) {
@@ -102,16 +104,24 @@ export function createRunner(deps: RunnerDeps): Runner {
       return { done: false, parked: true };
     }
     const tries = spent + 1;
+    let deferred: { ahead: number; delayMs: number } | undefined;
     try {
-      const outcome = await runStep(stepDeps, job);
-      if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
-      return outcome;
+      const admission = await admitStep(prisma, job, tenantCap, stepDeps.now());
+      if (admission.run) {
+        const outcome = await runStep(stepDeps, job);
+        if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
+        return outcome;
+      }
+      deferred = admission;
     } catch (err) {
       log.warn({ ...job, tries, stalls: meta.stalls, of: meta.maxAttempts, err }, "goal step failed");
       if (tries < meta.maxAttempts) throw err;
       await park(job, err, tries, meta.stalls);
       return { done: false, parked: true };
     }
+    // Outside the try: deferring throws BullMQ's DelayedError, which is no failure of the step.
+    log.debug({ ...job, ahead: deferred.ahead, delayMs: deferred.delayMs }, "goal step deferred: its tenant is at its cap of active goals");
+    return meta.defer(deferred.delayMs);
   };
 
   const park = async (job: GoalJob, err: unknown, tries: number, stalls: number) => {

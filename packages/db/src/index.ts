@@ -49,3 +49,6 @@ export { buildFailureReport, loadGoalView, resultMatchesParams, transitionRow, U
 
 // A tenant's goals: the scoped reads and writes the API makes on a client's behalf.
 export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";
+
+// What a tenant holds right now (per-tenant caps: the runner's active goals, the API's open goals).
+export { openGoalCount, workingGoalsAhead } from "./tenant-load";

@@ -29,6 +29,13 @@ export const webhookConfigSchema = z.object({
   WEBHOOK_BACKOFF_MS: positive(5000),
   /** Per HTTP attempt, covering connect, headers and the (discarded) body. */
   WEBHOOK_TIMEOUT_MS: positive(10_000),
+  /**
+   * Webhook POSTs of one tenant in flight at once, across all runners (0: no cap). Keep it below the
+   * delivery worker's concurrency (4 per runner), so that a tenant whose receiver hangs leaves slots to
+   * the others; its further deliveries wait, their attempts untouched, and ask again after WEBHOOK_DEFER_MS.
+   */
+  WEBHOOK_TENANT_IN_FLIGHT: z.coerce.number().int().min(0).default(2),
+  WEBHOOK_DEFER_MS: positive(1000),
   /** How long the previous secret keeps signing after a rotation. */
   WEBHOOK_SECRET_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(86_400),
 });

@@ -8,3 +8,4 @@ export { announceMove, createDelivery, listDeliveries, loadDelivery, newMessageI
 export { createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries, type RetryConfig, type WebhookQueue } from "./queue";
 export { createDeliveryWorker, deliver, DeliveryFailed, IN_FLIGHT, NO_OUTCOME, type DeliveryWorkerDeps } from "./worker";
 export { MAX_RESPONSE_BYTES, USER_AGENT, postPinned, type PostResult } from "./post";
+export { redisDeliverySlots, type DeliverySlots } from "./slots";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { goalsOf, UUID } from "@loopsmith/db";
+import { goalsOf, openGoalCount, UUID } from "@loopsmith/db";
 import { resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
   createGoalBody,
@@ -21,6 +21,7 @@ import {
 import { knownCheckIds, listChecks, validateCheckSpec, visibilityOf } from "@loopsmith/verifier";
 import { checkWebhookUrl } from "@loopsmith/webhooks";
 import { tenantOf } from "../auth";
+import { DEFAULT_LIMITS } from "../config";
 import type { Services } from "../services";
 
 function invalid(details: { path: string; message: string }[]): LoopSmithError {
@@ -134,6 +135,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
         const check = await checkWebhookUrl(body.webhook.url, { allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS });
         if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
       }
+      await refuseOverOpenGoals(deps, tenant.id);
       let goal: { id: string; version: number };
       try {
         goal = await goals.create({
@@ -225,6 +227,19 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     },
   );
 };
+
+/**
+ * The tenant's cap on goals that have not ended (TENANT_MAX_OPEN_GOALS). Counted before the insert, so
+ * submits racing each other can pass it by as many as are in flight at once (the rate limit bounds
+ * those); replays of an accepted goal are answered before this and never refused.
+ */
+async function refuseOverOpenGoals(deps: Services, tenantId: string): Promise<void> {
+  const limit = (deps.limits ?? DEFAULT_LIMITS).TENANT_MAX_OPEN_GOALS;
+  if (limit <= 0) return;
+  const open = await openGoalCount(deps.prisma, tenantId, limit);
+  if (open < limit) return;
+  throw new LoopSmithError("LS_ERR_GOAL_LIMIT", `This tenant has ${limit} goals that have not ended, its limit; submit again when some have ended.`, { limit });
+}
 
 /** JSON with object keys sorted, so that the same body in another key order hashes the same. */
 function stableJson(v: unknown): string {
