@@ -9,6 +9,8 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_MAX_ATTEMPTS: 8,
       WEBHOOK_BACKOFF_MS: 5000,
       WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_TENANT_IN_FLIGHT: 2,
+      WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 86_400,
     });
   });
@@ -26,6 +28,8 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_MAX_ATTEMPTS: 3,
       WEBHOOK_BACKOFF_MS: 50,
       WEBHOOK_TIMEOUT_MS: 2000,
+      WEBHOOK_TENANT_IN_FLIGHT: 2,
+      WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 0,
     });
   });
