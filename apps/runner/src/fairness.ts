@@ -42,7 +42,7 @@ export async function admitStep(prisma: PrismaClient, job: GoalJob, cap: TenantC
   if (cap.maxActive <= 0) return { run: true };
   const goal = await prisma.goal.findUnique({
     where: { id: job.goalId },
-    select: { id: true, tenantId: true, createdAt: true, state: true, version: true, budgets: true, maxAttempts: true },
+    select: { id: true, tenantId: true, queuePrefix: true, createdAt: true, state: true, version: true, budgets: true, maxAttempts: true },
   });
   // A step that would not run (missing goal, stale job, ended or parked goal) is runStep's to judge.
   if (!goal || goal.version !== job.version || !isWorking(goal.state)) return { run: true };

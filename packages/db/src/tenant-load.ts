@@ -9,10 +9,16 @@ import type { PrismaClient } from "./generated/client";
  * cap are ahead of it: the tenant's oldest working goals progress, the younger ones wait their turn.
  * Counting stops at `upTo` (the caller only needs to know how far past its cap a goal is).
  */
-export function workingGoalsAhead(prisma: PrismaClient, goal: { id: string; tenantId: string; createdAt: Date }, upTo: number): Promise<number> {
+export function workingGoalsAhead(
+  prisma: PrismaClient,
+  goal: { id: string; tenantId: string; queuePrefix: string; createdAt: Date },
+  upTo: number,
+): Promise<number> {
   return prisma.goal.count({
     where: {
       tenantId: goal.tenantId,
+      // Goals of another queue prefix (another deployment on this database) take no turns in this queue.
+      queuePrefix: goal.queuePrefix,
       state: { in: [...WORKING_STATES] },
       OR: [{ createdAt: { lt: goal.createdAt } }, { createdAt: goal.createdAt, id: { lt: goal.id } }],
     },
