@@ -18,7 +18,7 @@ export interface Services {
   webhooks: WebhookConfig;
   webhookQueue: Queue;
   /** Per-tenant rate limiting; unset disables it. */
-  rateLimit?: { redis: Redis; perMinute: number };
+  rateLimit?: { redis: Redis; perMinute: number; authFailuresPerMinute?: number };
   /** Bearer key for /admin routes; unset disables them (403). */
   adminApiKey?: string;
   /** Per-tenant caps (open goals, event streams); unset: the defaults of apiLimitsConfigSchema. */
