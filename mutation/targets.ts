@@ -11,5 +11,15 @@ export interface MutationTarget {
 
 export const TARGETS: MutationTarget[] = [
   { name: "machine", mutate: ["packages/machine/src/**/*.ts"], tests: ["packages/machine/test/**/*.test.ts"], threshold: 90 },
+  // The verifier in parts: the whole package is 6,500 mutants, and its large-artifact tests run for minutes
+  // once instrumented, so each part runs the unit tests that exercise it.
+  {
+    name: "checks-demo",
+    mutate: ["artifact-exists", "json-parses", "exits-clean", "no-blank-keys", "aliases", "top-is-argmax", "reconciles-total", "json-schema", "support"].map(
+      (f) => `packages/verifier/src/checks/${f}.ts`,
+    ),
+    tests: ["packages/verifier/test/checks.test.ts"],
+    threshold: 90,
+  },
   { name: "progress", mutate: ["packages/agents/src/progress.ts"], tests: ["packages/agents/test/progress.test.ts"], threshold: 90 },
 ];

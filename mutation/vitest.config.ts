@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: (process.env.MUTATE_TESTS ?? "packages/machine/test/**/*.test.ts").split(","),
-    testTimeout: 20_000,
+    testTimeout: 120_000,
     reporters: ["dot"],
   },
 });

@@ -41,6 +41,7 @@ for (const t of targets) {
         concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
         coverageAnalysis: "perTest",
         timeoutMS: 20_000,
+        dryRunTimeoutMinutes: 15,
         tempDirName: ".stryker-tmp",
         cleanTempDir: "always",
         thresholds: { high: 95, low: t.threshold, break: null },
