@@ -9,7 +9,7 @@ import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, PURPOSE_LABEL, RUNNER_LABEL, sandboxImageTag } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
-import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
+import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
 import { runnerConfigSchema } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
@@ -47,6 +47,8 @@ export async function startLoop(
   const models: ModelConfig = parseConfig(modelConfigSchema, env);
   const budgets = parseConfig(budgetConfigSchema, env);
   const webhooks = parseConfig(webhookConfigSchema, env);
+  // The checkout's key file unless env sets WEBHOOK_SECRET_KEY (see testSecretBox).
+  const secretBox = loadWebhookSecretBox(webhooks).box;
   const retry = parseConfig(stepRetryConfigSchema, env);
   const runnerConfig = parseConfig(runnerConfigSchema, runnerEnvAll);
   const prefix = opts.prefix ?? randomPrefix("loop");
@@ -67,6 +69,7 @@ export async function startLoop(
       budgets,
       webhooks,
       webhookQueue,
+      secretBox,
       enqueue: async (job: GoalJob, delayMs?: number) => {
         await queue.add(...goalStepJob(job, { attempts: retry.STEP_ATTEMPTS, backoffMs: retry.STEP_BACKOFF_MS }, delayMs));
       },
@@ -75,7 +78,7 @@ export async function startLoop(
       loopsmithVersion: loopsmithVersion({ configured: env.LOOPSMITH_VERSION }),
     },
   });
-  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant` });
+  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
   const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log });
   let runner: Runner | undefined;
   const startRunner = async () => {
@@ -89,6 +92,7 @@ export async function startLoop(
       config: runnerConfig,
       log,
       receipts: loadReceiptSigner(runnerConfig),
+      secretBox: loadWebhookSecretBox(runnerConfig).box,
     });
     await runner.start();
     return runner;
@@ -147,7 +151,7 @@ export async function startLoop(
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, webhookQueue, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 

@@ -4,7 +4,7 @@ import { Queue, type Worker } from "bullmq";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
 import { errorCodeOf, type Logger } from "@loopsmith/core";
-import { advanceGoal, type PrismaClient } from "@loopsmith/db";
+import { advanceGoal, sealWebhookSecrets, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
 import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
@@ -36,6 +36,8 @@ export interface RunnerDeps {
   afterCommit?: (move: Move) => void;
   /** Signs verified goals' receipts; its public key is published when the runner starts. */
   receipts: ReceiptSigner;
+  /** Opens the tenants' webhook signing secrets (encrypted at rest). */
+  secretBox: SecretBox;
 }
 
 export interface Runner {
@@ -144,6 +146,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     connection: deps.connection,
     prefix: deps.prefix,
     config,
+    secretBox: deps.secretBox,
     log,
     autorun: false,
     // A delivery whose runner died is picked up as soon as a step is.
@@ -214,6 +217,10 @@ export function createRunner(deps: RunnerDeps): Runner {
     async start() {
       // Before any step can sign with it, so that every receipt names a key the API can serve.
       await publishReceiptKey(prisma, deps.receipts);
+      // Secrets stored before encryption (or under a previous key) are sealed before the first delivery.
+      const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
+      if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
+      if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
       await heartbeat();
       await checks.warm();
       const sweeping = setInterval(() => {

@@ -4,7 +4,7 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@loopsmith/core";
-import { activeWebhookSecrets, loadGoalView, type PrismaClient, type Tx } from "@loopsmith/db";
+import { activeWebhookSecrets, loadGoalView, type PrismaClient, type SecretBox, type Tx } from "@loopsmith/db";
 import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
 import { postPinned, type PostResult } from "./post";
@@ -16,6 +16,8 @@ export interface DeliveryWorkerDeps {
   connection: Redis;
   prefix: string;
   config: WebhookConfig;
+  /** Opens the tenants' signing secrets (encrypted at rest). */
+  secretBox: SecretBox;
   log: Logger;
   concurrency?: number;
   now?: () => Date;
@@ -115,15 +117,15 @@ async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: bo
   // At delivery time, with this worker's allow list: the URL was checked at submission, but DNS (and the
   // server's policy) may have changed since.
   const started = performance.now();
-  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup });
+  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup, lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS });
   if (!check.ok) {
     const error = `refused: ${check.reason}`;
     const attempt = await record(prisma, id, { statusCode: null, latencyMs: Math.round(performance.now() - started), error }, "dead");
-    log.warn({ deliveryId: id, attempt, reason: check.reason }, "webhook URL refused at delivery time; delivery is dead");
+    log.warn({ deliveryId: id, attempt, reason: check.reason, detail: check.detail }, "webhook URL refused at delivery time; delivery is dead");
     throw new UnrecoverableError(error);
   }
 
-  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, now());
+  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, deps.secretBox, now());
   const headers = signWebhook({ messageId: delivery.messageId, timestamp: now(), body: payload, secrets });
   // Logged before the POST: a worker killed once the request is out must still leave a visible attempt
   // (the receiver may have it), not a log that shows one attempt fewer than it got.
