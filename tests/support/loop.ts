@@ -32,6 +32,10 @@ export async function startLoop(
     prefix?: string;
     /** The API's largest accepted request body (default: build()'s). */
     bodyLimit?: number;
+    /** The runner's sandbox image (default: the one setup.sh builds). */
+    sandboxImage?: string;
+    /** The Docker engine the runner's sandbox talks to, as DOCKER_HOST (default: the local socket). */
+    dockerHost?: string;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -79,7 +83,7 @@ export async function startLoop(
     },
   });
   const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
-  const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log });
+  const sandbox = createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: opts.sandboxImage ?? sandboxImageTag(), runnerId: prefix, log });
   let runner: Runner | undefined;
   const startRunner = async () => {
     runner = createRunner({

@@ -3,7 +3,7 @@
 import { Queue, type Worker } from "bullmq";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
-import { errorCodeOf, type Logger } from "@loopsmith/core";
+import { publicError, type Logger } from "@loopsmith/core";
 import { advanceGoal, sealWebhookSecrets, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
@@ -120,14 +120,17 @@ export function createRunner(deps: RunnerDeps): Runner {
     const goal = await prisma.goal.findUnique({ where: { id: job.goalId } });
     if (!goal || goal.version !== job.version || !isState(goal.state) || !(WORKING_STATES as readonly string[]).includes(goal.state)) return;
     const move = transition(goal.state, { type: "ERRORED" });
+    // The tape is the tenant's to read: a code and a short message there, the error itself in the log
+    // (Prisma's and Docker's messages carry source paths, code frames and internal addresses).
+    const shown = publicError(err);
     await advanceGoal(prisma, {
       goalId: goal.id,
       fromVersion: goal.version,
       from: move.from,
       to: move.to,
-      detail: { error: String((err as Error)?.message ?? err).slice(0, 2000), error_code: errorCodeOf(err) ?? null, tries, stalls },
+      detail: { error: shown.message, error_code: shown.code, tries, stalls },
     });
-    log.error({ goalId: goal.id, state: goal.state, tries, stalls }, "goal parked in errored (dead-letter list)");
+    log.error({ goalId: goal.id, state: goal.state, tries, stalls, err }, "goal parked in errored (dead-letter list)");
   };
 
   const worker = createGoalWorker({

@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   },
   LS_ERR_DELIVERY_IN_PROGRESS: { status: 409, retryable: true, message: "This delivery is still being attempted." },
   LS_ERR_SANDBOX_UNAVAILABLE: { status: 503, retryable: true, message: "The sandbox engine could not run the program." },
+  LS_ERR_DATABASE: { status: 503, retryable: true, message: "The database could not complete the request." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
