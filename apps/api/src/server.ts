@@ -35,15 +35,6 @@ try {
   process.exit(78);
 }
 log.info({ keyId: secrets.box.keyId, source: secrets.source, file: secrets.file }, "webhook secret key loaded");
-// Secrets stored before encryption (or under a previous key) are sealed now; the runner does the same,
-// and reads upgrade any row still missed. Not fatal: the database may not be up yet (see /readyz).
-sealWebhookSecrets(prisma, secrets.box).then(
-  ({ sealed, unreadable }) => {
-    if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
-    if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
-  },
-  (err: unknown) => log.warn({ err }, "could not seal stored webhook secrets yet; they are sealed as they are read"),
-);
 
 const app = await build({
   logger: log,
@@ -81,3 +72,13 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 await app.listen({ host: config.HOST, port: config.PORT });
+
+// Secrets stored before encryption (or under a previous key) are sealed now; the runner does the same,
+// and reads upgrade any row still missed. Not fatal: the database may not be up yet (see /readyz).
+sealWebhookSecrets(prisma, secrets.box).then(
+  ({ sealed, unreadable }) => {
+    if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
+    if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
+  },
+  (err: unknown) => log.warn({ err }, "could not seal stored webhook secrets yet; they are sealed as they are read"),
+);

@@ -10,6 +10,7 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_BACKOFF_MS: 5000,
       WEBHOOK_TIMEOUT_MS: 10_000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 86_400,
+      WEBHOOK_DNS_TIMEOUT_MS: 3000,
     });
   });
 
@@ -27,6 +28,7 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_BACKOFF_MS: 50,
       WEBHOOK_TIMEOUT_MS: 2000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 0,
+      WEBHOOK_DNS_TIMEOUT_MS: 3000,
     });
   });
 
