@@ -3,7 +3,7 @@
 // schedule (exponential backoff).
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Logger } from "@loopsmith/core";
+import { publicError, type Logger } from "@loopsmith/core";
 import { activeWebhookSecrets, loadGoalView, type PrismaClient, type SecretBox, type Tx } from "@loopsmith/db";
 import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
@@ -85,8 +85,10 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ sta
     // Anything that failed before an attempt was recorded (database, secrets): on the last try the
     // delivery must still end dead, or it would stay pending with no job and refuse every redelivery.
     if (lastTry && !(e instanceof DeliveryFailed) && !(e instanceof UnrecoverableError)) {
+      // last_error is the tenant's to read: a short message (the error itself is in the worker's log).
+      const shown = publicError(e);
       await deps.prisma.webhookDelivery
-        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: (e as Error).message } })
+        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: `${shown.code}: ${shown.message}` } })
         .catch(() => undefined);
     }
     throw e;

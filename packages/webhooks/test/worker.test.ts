@@ -256,7 +256,7 @@ describe("the delivery worker", () => {
     await prisma.webhookSecret.deleteMany({ where: { tenantId: tenant.tenant_id } });
     await enqueuePendingDeliveries(prisma, queue, cfg, goalId);
     const d = await settled(deliveryId, "dead");
-    expect(d.lastError).toBe("no webhook secret to sign with");
+    expect(d.lastError).toBe("LS_ERR_INTERNAL: no webhook secret to sign with");
     expect(r.received).toHaveLength(0);
     // Dead, so a redelivery is accepted (a stuck pending one would answer 409 forever).
     await expect(redeliver(prisma, queue, cfg, { tenantId: tenant.tenant_id, deliveryId })).resolves.toMatchObject({ status: "pending" });
