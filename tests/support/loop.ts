@@ -36,6 +36,9 @@ export async function startLoop(
     sandboxImage?: string;
     /** The Docker engine the runner's sandbox talks to, as DOCKER_HOST (default: the local socket). */
     dockerHost?: string;
+    /** The API's request body deadline and large-body slots (default: build()'s). */
+    bodyTimeoutMs?: number;
+    largeBodyConcurrency?: number;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -45,6 +48,7 @@ export async function startLoop(
     WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32",
     WEBHOOK_BACKOFF_MS: "100",
     RATE_LIMIT_PER_MINUTE: "0",
+    AUTH_FAILURES_PER_MINUTE: "0",
     ...opts.env,
   };
   const runnerEnvAll = { ...env, ...opts.runnerEnv };
@@ -62,9 +66,12 @@ export async function startLoop(
   const webhookQueue = createWebhookQueue(connection, prefix);
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
+  const authFailuresPerMinute = Number(env.AUTH_FAILURES_PER_MINUTE);
   const app = await build({
     logger: false,
     bodyLimit: opts.bodyLimit,
+    bodyTimeoutMs: opts.bodyTimeoutMs,
+    largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
     services: {
       prisma,
@@ -77,7 +84,8 @@ export async function startLoop(
       enqueue: async (job: GoalJob, delayMs?: number) => {
         await queue.add(...goalStepJob(job, { attempts: retry.STEP_ATTEMPTS, backoffMs: retry.STEP_BACKOFF_MS }, delayMs));
       },
-      rateLimit: rateLimitPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute } : undefined,
+      rateLimit:
+        rateLimitPerMinute > 0 || authFailuresPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute, authFailuresPerMinute } : undefined,
       adminApiKey: env.ADMIN_API_KEY,
       loopsmithVersion: loopsmithVersion({ configured: env.LOOPSMITH_VERSION }),
     },

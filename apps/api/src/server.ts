@@ -39,6 +39,8 @@ log.info({ keyId: secrets.box.keyId, source: secrets.source, file: secrets.file 
 const app = await build({
   logger: log,
   bodyLimit: config.BODY_LIMIT_BYTES,
+  bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+  largeBodyConcurrency: config.LARGE_BODY_CONCURRENCY,
   services: {
     prisma,
     queuePrefix: config.QUEUE_PREFIX,
@@ -50,7 +52,10 @@ const app = await build({
     enqueue: async (job, delayMs) => {
       await queue.add(...goalStepJob(job, retry, delayMs));
     },
-    rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE } : undefined,
+    rateLimit:
+      config.RATE_LIMIT_PER_MINUTE > 0 || config.AUTH_FAILURES_PER_MINUTE > 0
+        ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE, authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }
+        : undefined,
     adminApiKey: config.ADMIN_API_KEY,
     loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
   },

@@ -19,7 +19,7 @@ export interface Services {
   /** Seals new webhook signing secrets (encrypted at rest; see loadWebhookSecretBox). */
   secretBox: SecretBox;
   /** Per-tenant rate limiting; unset disables it. */
-  rateLimit?: { redis: Redis; perMinute: number };
+  rateLimit?: { redis: Redis; perMinute: number; authFailuresPerMinute?: number };
   /** Bearer key for /admin routes; unset disables them (403). */
   adminApiKey?: string;
   /** Recorded on every goal created (see loopsmithVersion in @loopsmith/core); read once at start-up. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
 import { goalsOf, UUID } from "@loopsmith/db";
-import { resolveModelSpec, type ModelConfig } from "@loopsmith/models";
+import { defaultModelName, resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
   createGoalBody,
   createGoalResponse,
@@ -74,7 +74,10 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
   try {
     model = resolveModelSpec(body.model, models);
   } catch (e) {
-    if (e instanceof LoopSmithError) throw new LoopSmithError(e.code, e.message, [{ path: "body.model.provider", message: e.message }]);
+    if (e instanceof LoopSmithError) {
+      const path = (e.details as { path?: string }[] | undefined)?.[0]?.path ?? "model.provider";
+      throw new LoopSmithError(e.code, e.message, [{ path: `body.${path}`, message: e.message }]);
+    }
     throw e;
   }
   // Pin the model name now, so the tape says which model ran even if the server default changes later.
@@ -84,11 +87,6 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
 
 function runsCode(id: string): boolean {
   return listChecks().some((c) => c.id === id && c.runsCode);
-}
-
-function defaultModelName(provider: Exclude<ModelSpec["provider"], "scripted">, c: ModelConfig): string | undefined {
-  if (provider === "openai-compatible") return c.OPENAI_COMPATIBLE_MODEL;
-  return provider === "anthropic" ? c.ANTHROPIC_MODEL : c.GOOGLE_MODEL;
 }
 
 export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async (app, opts) => {
@@ -101,7 +99,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
         tags: ["goals"],
         headers: idempotencyHeaders,
         body: createGoalBody,
-        response: { 202: createGoalResponse, 400: errorBody, 401: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
+        response: { 202: createGoalResponse, 400: errorBody, 401: errorBody, 408: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
       },
     },
     async (req, reply) => {
