@@ -29,7 +29,7 @@ describe("goals: a burst of one tenant's long goals does not hold back another t
   let b: CreatedTenant;
   beforeAll(async () => {
     loop = await startLoop({ env: { TENANT_MAX_ACTIVE_GOALS: String(CAP), TENANT_DEFER_MS: "200" } });
-    b = await createTenant(loop.prisma, { name: `${loop.prefix}-b` });
+    b = await createTenant(loop.prisma, { name: `${loop.prefix}-b`, secretBox: loop.secretBox });
   });
   afterAll(async () => {
     await loop?.close();
@@ -126,7 +126,7 @@ describe("webhooks: a tenant whose receiver hangs does not hold every delivery s
   let fast: Receiver;
   beforeAll(async () => {
     loop = await startLoop({ runner: false, env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_MAX_ATTEMPTS: "1", WEBHOOK_DEFER_MS: "200" } });
-    b = await createTenant(loop.prisma, { name: `${loop.prefix}-b` });
+    b = await createTenant(loop.prisma, { name: `${loop.prefix}-b`, secretBox: loop.secretBox });
     hanging = await startHangingReceiver();
     fast = await startReceiver([200]);
   });
@@ -185,7 +185,7 @@ describe("event streams and open goals are capped per tenant", () => {
     // No runner: goals stay in plan, so their streams stay open.
     loop = await startLoop({ runner: false, env: { SSE_MAX_STREAMS_PER_TENANT: "2", SSE_MAX_STREAMS: "3", TENANT_MAX_OPEN_GOALS: "3" } });
     base = await loop.app.listen({ port: 0, host: "127.0.0.1" });
-    other = await createTenant(loop.prisma, { name: `${loop.prefix}-other` });
+    other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
   });
   afterAll(async () => {
     for (const s of streams) s.abort();
@@ -241,7 +241,7 @@ describe("event streams and open goals are capped per tenant", () => {
   });
 
   it("refuses a submit past TENANT_MAX_OPEN_GOALS with 429 LS_ERR_GOAL_LIMIT; replays still answer; an ended goal frees a place", async () => {
-    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-goals` });
+    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-goals`, secretBox: loop.secretBox });
     const first = await submit(t.api_key, { "idempotency-key": `first-${loop.prefix}` });
     await submit(t.api_key);
     await submit(t.api_key);

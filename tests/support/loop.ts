@@ -9,7 +9,7 @@ import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, PURPOSE_LABEL, RUNNER_LABEL, sandboxImageTag } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
-import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
+import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
 import { apiLimitsConfigSchema } from "../../apps/api/src/config";
 import { runnerConfigSchema } from "../../apps/runner/src/config";
@@ -33,6 +33,10 @@ export async function startLoop(
     prefix?: string;
     /** The API's largest accepted request body (default: build()'s). */
     bodyLimit?: number;
+    /** The runner's sandbox image (default: the one setup.sh builds). */
+    sandboxImage?: string;
+    /** The Docker engine the runner's sandbox talks to, as DOCKER_HOST (default: the local socket). */
+    dockerHost?: string;
     /** The API's request body deadline and large-body slots (default: build()'s). */
     bodyTimeoutMs?: number;
     largeBodyConcurrency?: number;
@@ -52,6 +56,8 @@ export async function startLoop(
   const models: ModelConfig = parseConfig(modelConfigSchema, env);
   const budgets = parseConfig(budgetConfigSchema, env);
   const webhooks = parseConfig(webhookConfigSchema, env);
+  // The checkout's key file unless env sets WEBHOOK_SECRET_KEY (see testSecretBox).
+  const secretBox = loadWebhookSecretBox(webhooks).box;
   const retry = parseConfig(stepRetryConfigSchema, env);
   const runnerConfig = parseConfig(runnerConfigSchema, runnerEnvAll);
   const prefix = opts.prefix ?? randomPrefix("loop");
@@ -75,6 +81,7 @@ export async function startLoop(
       budgets,
       webhooks,
       webhookQueue,
+      secretBox,
       enqueue: async (job: GoalJob, delayMs?: number) => {
         await queue.add(...goalStepJob(job, { attempts: retry.STEP_ATTEMPTS, backoffMs: retry.STEP_BACKOFF_MS }, delayMs));
       },
@@ -85,8 +92,8 @@ export async function startLoop(
       loopsmithVersion: loopsmithVersion({ configured: env.LOOPSMITH_VERSION }),
     },
   });
-  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant` });
-  const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log });
+  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
+  const sandbox = createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: opts.sandboxImage ?? sandboxImageTag(), runnerId: prefix, log });
   let runner: Runner | undefined;
   const startRunner = async () => {
     runner = createRunner({
@@ -99,6 +106,7 @@ export async function startLoop(
       config: runnerConfig,
       log,
       receipts: loadReceiptSigner(runnerConfig),
+      secretBox: loadWebhookSecretBox(runnerConfig).box,
     });
     await runner.start();
     return runner;
@@ -157,7 +165,7 @@ export async function startLoop(
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, webhookQueue, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 

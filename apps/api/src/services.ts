@@ -1,7 +1,7 @@
 // What the routes need from the outside world, passed in by server.ts (or a test) as one plain object.
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { PrismaClient } from "@loopsmith/db";
+import type { PrismaClient, SecretBox } from "@loopsmith/db";
 import type { ModelConfig } from "@loopsmith/models";
 import type { BudgetConfig, GoalJob } from "@loopsmith/schemas";
 import type { WebhookConfig } from "@loopsmith/webhooks";
@@ -17,6 +17,8 @@ export interface Services {
   budgets: BudgetConfig;
   webhooks: WebhookConfig;
   webhookQueue: Queue;
+  /** Seals new webhook signing secrets (encrypted at rest; see loadWebhookSecretBox). */
+  secretBox: SecretBox;
   /** Per-tenant rate limiting; unset disables it. */
   rateLimit?: { redis: Redis; perMinute: number; authFailuresPerMinute?: number };
   /** Bearer key for /admin routes; unset disables them (403). */

@@ -4,8 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Logger } from "@loopsmith/core";
-import { activeWebhookSecrets, loadGoalView, type PrismaClient, type Tx, type WebhookDelivery } from "@loopsmith/db";
+import { publicError, type Logger } from "@loopsmith/core";
+import { activeWebhookSecrets, loadGoalView, type PrismaClient, type SecretBox, type Tx, type WebhookDelivery } from "@loopsmith/db";
 import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
 import { postPinned, type PostResult } from "./post";
@@ -18,6 +18,8 @@ export interface DeliveryWorkerDeps {
   connection: Redis;
   prefix: string;
   config: WebhookConfig;
+  /** Opens the tenants' signing secrets (encrypted at rest). */
+  secretBox: SecretBox;
   log: Logger;
   concurrency?: number;
   now?: () => Date;
@@ -99,8 +101,10 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string
     // Anything that failed before an attempt was recorded (database, secrets): on the last try the
     // delivery must still end dead, or it would stay pending with no job and refuse every redelivery.
     if (lastTry && !(e instanceof DeliveryFailed) && !(e instanceof UnrecoverableError)) {
+      // last_error is the tenant's to read: a short message (the error itself is in the worker's log).
+      const shown = publicError(e);
       await deps.prisma.webhookDelivery
-        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: (e as Error).message } })
+        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: `${shown.code}: ${shown.message}` } })
         .catch(() => undefined);
     }
     throw e;
@@ -149,15 +153,15 @@ async function attemptHeld(deps: DeliveryWorkerDeps, delivery: WebhookDelivery, 
   // At delivery time, with this worker's allow list: the URL was checked at submission, but DNS (and the
   // server's policy) may have changed since.
   const started = performance.now();
-  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup });
+  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup, lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS });
   if (!check.ok) {
     const error = `refused: ${check.reason}`;
     const attempt = await record(prisma, id, { statusCode: null, latencyMs: Math.round(performance.now() - started), error }, "dead");
-    log.warn({ deliveryId: id, attempt, reason: check.reason }, "webhook URL refused at delivery time; delivery is dead");
+    log.warn({ deliveryId: id, attempt, reason: check.reason, detail: check.detail }, "webhook URL refused at delivery time; delivery is dead");
     throw new UnrecoverableError(error);
   }
 
-  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, now());
+  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, deps.secretBox, now());
   const headers = signWebhook({ messageId: delivery.messageId, timestamp: now(), body: payload, secrets });
   // Logged before the POST: a worker killed once the request is out must still leave a visible attempt
   // (the receiver may have it), not a log that shows one attempt fewer than it got.

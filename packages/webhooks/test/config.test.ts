@@ -12,6 +12,7 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_TENANT_IN_FLIGHT: 2,
       WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 86_400,
+      WEBHOOK_DNS_TIMEOUT_MS: 3000,
     });
   });
 
@@ -31,6 +32,7 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_TENANT_IN_FLIGHT: 2,
       WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 0,
+      WEBHOOK_DNS_TIMEOUT_MS: 3000,
     });
   });
 

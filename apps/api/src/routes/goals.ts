@@ -130,7 +130,12 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
       if (problems.length) throw invalid(problems);
       if (body.webhook) {
-        const check = await checkWebhookUrl(body.webhook.url, { allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS });
+        const check = await checkWebhookUrl(body.webhook.url, {
+          allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS,
+          lookupTimeoutMs: deps.webhooks.WEBHOOK_DNS_TIMEOUT_MS,
+        });
+        // What DNS said stays in the server's log; the client gets the reason without it.
+        if (!check.ok && check.detail) req.log.info({ detail: check.detail }, "webhook URL refused");
         if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
       }
       await refuseOverOpenGoals(deps, tenant.id);
