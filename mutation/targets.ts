@@ -21,5 +21,7 @@ export const TARGETS: MutationTarget[] = [
     tests: ["packages/verifier/test/checks.test.ts"],
     threshold: 90,
   },
+  { name: "sign", mutate: ["packages/webhooks/src/sign.ts"], tests: ["packages/webhooks/test/sign.test.ts"], threshold: 90 },
+  { name: "ssrf", mutate: ["packages/webhooks/src/ssrf.ts"], tests: ["packages/webhooks/test/ssrf.test.ts"], threshold: 90 },
   { name: "progress", mutate: ["packages/agents/src/progress.ts"], tests: ["packages/agents/test/progress.test.ts"], threshold: 90 },
 ];

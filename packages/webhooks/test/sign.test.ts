@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { signWebhook } from "../src/index";
@@ -45,5 +45,37 @@ describe("signWebhook (Standard Webhooks)", () => {
 
   it("refuses to sign with no secret", () => {
     expect(() => signWebhook(msg([]))).toThrow(/no webhook secret/);
+  });
+
+  it("refuses an empty secret, with or without the whsec_ prefix", () => {
+    for (const empty of ["whsec_", "", "whsec_===="]) expect(() => signWebhook(msg([empty]))).toThrow(/webhook secret is empty/);
+    // One empty secret among good ones is refused too, rather than signing with an empty key.
+    expect(() => signWebhook(msg([secret(), "whsec_"]))).toThrow(/webhook secret is empty/);
+  });
+
+  it("writes each signature as v1,<base64 of 32 bytes>", () => {
+    const headers = signWebhook(msg([secret(), secret()]));
+    for (const part of headers["webhook-signature"].split(" ")) {
+      expect(part).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(part.slice(3), "base64")).toHaveLength(32);
+    }
+  });
+
+  it("the timestamp is whole seconds rounded down, whatever the clock's milliseconds", () => {
+    for (const [ms, want] of [
+      [1_700_000_000_000, "1700000000"],
+      [1_700_000_000_499, "1700000000"],
+      [1_700_000_000_500, "1700000000"],
+      [1_700_000_000_999, "1700000000"],
+      [1_700_000_001_000, "1700000001"],
+    ] as const) {
+      const m = { ...msg([secret()]), timestamp: new Date(ms) };
+      const headers = signWebhook(m);
+      expect(headers["webhook-timestamp"], String(ms)).toBe(want);
+      // And the signature is over that same second.
+      const key = Buffer.from(m.secrets[0]!.slice("whsec_".length), "base64");
+      const want64 = createHmac("sha256", key).update(`${m.messageId}.${want}.${body}`, "utf8").digest("base64");
+      expect(headers["webhook-signature"]).toBe(`v1,${want64}`);
+    }
   });
 });
