@@ -90,8 +90,8 @@ export interface RunResult {
 }
 
 /**
- * Runs one program in a fresh, throwaway environment. Kept this small so that a later implementation can
- * hand out pre-started, single-use containers from a pool behind the same interface.
+ * Runs one program in a fresh, throwaway environment: a container started for the run, or (issue 12) a
+ * pre-started, single-use one from the pool (createDockerSandbox), behind the same interface.
  */
 export interface Sandbox {
   readonly image: string;
@@ -150,7 +150,11 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 });
 
 export const SANDBOX_LABEL = "loopsmith.sandbox";
-/** Labels each container with its RunRequest.purpose, so that what ran can be counted by kind. */
+/**
+ * Labels each container with its RunRequest.purpose, so that what ran can be counted by kind. A pool
+ * container is labelled POOL_PURPOSE (labels are fixed at creation) and renamed for its purpose when
+ * handed out: sandboxPurpose reads either.
+ */
 export const PURPOSE_LABEL = "loopsmith.purpose";
 export type RunPurpose = "program" | "check" | "probe";
 export const RUNNER_LABEL = "loopsmith.runner";
