@@ -79,6 +79,8 @@ export async function startLoop(
   // Pooled as a runner's (issue 12): every goal-level test runs its programs on the pooled path.
   const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log, pool: sandboxPoolOptions(runnerConfig) });
   sandbox.start();
+  // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
+  if (sandbox.poolStats().target > 0) await sandbox.warm({ timeoutMs: 120_000 });
   let runner: Runner | undefined;
   const startRunner = async () => {
     runner = createRunner({

@@ -19,10 +19,10 @@ afterAll(async () => {
   for (const runnerId of ids) await removeLeftovers(docker, { runnerId });
 });
 
-function pool(size: number, extra: { docker?: Docker; preimport?: string[] } = {}) {
+function pool(size: number, extra: { docker?: Docker; ttlMs?: number } = {}) {
   const runnerId = testRunnerId("pool");
   ids.push(runnerId);
-  const s = createDockerSandbox({ docker: extra.docker ?? docker, image, runnerId, log: quietLog, pool: { size, ...(extra.preimport ? { preimport: extra.preimport } : {}) } });
+  const s = createDockerSandbox({ docker: extra.docker ?? docker, image, runnerId, log: quietLog, pool: { size, ...(extra.ttlMs ? { ttlMs: extra.ttlMs } : {}) } });
   sandboxes.push(s);
   s.start();
   return { s, runnerId };
@@ -230,4 +230,23 @@ print(sorted(set(found)))
     expect(named && sandboxPurpose(named)).toBe("check");
     await run;
   }, 120_000);
+
+  it("replaces an idle container older than the TTL", async () => {
+    const { s, runnerId } = pool(1, { ttlMs: 2000 });
+    await s.warm({ timeoutMs: 60_000 });
+    const [first] = await containersOf(runnerId);
+    await new Promise((r) => setTimeout(r, 3500));
+    await s.warm({ timeoutMs: 60_000 });
+    const now = await containersOf(runnerId);
+    expect(now.map((c) => c.Id)).not.toContain(first!.Id);
+    expect(now.filter((c) => sandboxPurpose(c) === "idle")).toHaveLength(1);
+  }, 120_000);
+
+  it("keeps idle memory bounded: no more idle containers than the budget holds at one memory limit each", () => {
+    const mk = (size: number, maxIdleBytes: number) =>
+      createDockerSandbox({ docker, image, runnerId: "unused", pool: { size, maxIdleBytes }, limits: { memoryBytes: 512 * 1024 * 1024 } }).poolStats().target;
+    expect(mk(5, 1024 * 1024 * 1024)).toBe(2);
+    expect(mk(1, 1024 * 1024 * 1024)).toBe(1);
+    expect(mk(4, 100 * 1024 * 1024)).toBe(0);
+  });
 });
