@@ -31,7 +31,7 @@
 // the pre-import), started with the fixed base environment before any request exists, and its parent
 // drops /work and /tmp from its module path, so nothing the program writes can be imported by it.
 export const BOOTSTRAP_PY = String.raw`
-import ctypes, json, os, signal, stat, sys, tarfile
+import ctypes, json, os, select, signal, stat, sys, tarfile
 
 WORK = "/work"
 OUT = "/work/out"
@@ -287,6 +287,22 @@ def run_in_process(argv, env, path, orig_path, done):
     os._exit(status & 0xFF)
 
 
+def shadows(script_dir):
+    # A fresh interpreter imports a module the program's directory holds (json.py, pandas/) instead of the
+    # library one; the pre-imported interpreter already has the library's in sys.modules, so such a
+    # program runs in a fresh process.
+    try:
+        names = os.listdir(script_dir)
+    except OSError:
+        return True
+    top = {m.partition(".")[0] for m in sys.modules}
+    for n in names:
+        stem = n.partition(".")[0]
+        if stem in top and (n.endswith((".py", ".pyc", ".so")) or "." not in n):
+            return True
+    return False
+
+
 def child(r, done, orig_path):
     # The program's process, forked before the request (and its marker) reached the parent: nothing of
     # the marker was ever in this process's memory. Its stdin becomes /dev/null before it reads a byte,
@@ -310,7 +326,7 @@ def child(r, done, orig_path):
     os.chdir(WORK)
     if go["inProcess"]:
         path = os.path.join(WORK, argv[1])
-        if os.path.isfile(path):
+        if os.path.isfile(path) and not shadows(os.path.dirname(path)):
             run_in_process(argv, env, path, orig_path, done)
     # A fresh process image, like subprocess: the signals Python ignores are restored first.
     for s in (signal.SIGPIPE, signal.SIGXFSZ):
@@ -321,6 +337,26 @@ def child(r, done, orig_path):
         sys.stderr.write("sandbox: cannot start %s: %s\n" % (argv[0], e.strerror))
         sys.stderr.flush()
         os._exit(127)
+
+
+def wait_early(pid, done_r):
+    # The in-process program's status, or b"" once the child is gone without one (it exec'd, was killed,
+    # or left by os._exit): then waitpid says. Never a blocking read alone: the pipe closes only once the
+    # child's exit has torn down its memory, and not at all while a process the program forked holds it.
+    # The program could write a status here itself, as it could exit with any status it likes.
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return b""
+    try:
+        ready, _, _ = select.select([done_r, pidfd], [], [])
+        if done_r in ready:
+            return os.read(done_r, 16)
+        return b""
+    except OSError:
+        return b""
+    finally:
+        os.close(pidfd)
 
 
 def main():
@@ -364,12 +400,7 @@ def main():
         os.close(w)
     except OSError:
         pass  # the child is gone (killed from inside the container?): its status says what happened
-    # One read, not until EOF: the pipe closes only once the child's exit has torn down its memory. The
-    # program could write a status here itself, as it could exit with any status it likes.
-    try:
-        early = os.read(done_r, 16)
-    except OSError:
-        early = b""
+    early = wait_early(pid, done_r)
     os.close(done_r)
     if early.isdigit():
         code = int(early)

@@ -77,10 +77,12 @@ describe("sandbox pool", () => {
       ["x = (", ["python3", "analysis.py"]],
       ["import atexit\natexit.register(lambda: print('atexit ran'))\nf = open('out/unclosed.txt', 'w')\nf.write('flushed at exit')", ["python3", "analysis.py"]],
       ["import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), print('thread joined'))).start()", ["python3", "analysis.py"]],
+      // Leaves by os._exit with a forked child still holding every descriptor it inherited: ends at once.
+      ["import os, time\nif os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\nprint('left', flush=True)\nos._exit(4)", ["python3", "analysis.py"]],
     ];
     for (const [source, command] of cases) {
       await s.warm({ timeoutMs: 60_000 });
-      const req = script(source, { command, env: { INPUT_DIR: "/work/inputs" } });
+      const req = script(source, { command, env: { INPUT_DIR: "/work/inputs" }, timeoutMs: 20_000 });
       const [p, c] = [await s.run(req), await cold.run(req)];
       expect(p.pooled, source).toBe(true);
       const norm = (r: typeof p) => ({
@@ -92,6 +94,14 @@ describe("sandbox pool", () => {
       });
       expect(norm(p), source).toEqual(norm(c));
     }
+    // A program whose directory shadows a module the interpreter has already imported runs in a fresh
+    // process, so that it imports its own file, as `python3 <file>` would.
+    await s.warm({ timeoutMs: 60_000 });
+    const shadow: RunRequest = { files: [], script: { filename: "json.py", source: "import sys, json\nprint(json.__file__, 'pandas' in sys.modules)" }, command: ["python3", "json.py"], timeoutMs: 30_000 };
+    const [ps, cs] = [await s.run(shadow), await cold.run(shadow)];
+    expect(ps.pooled).toBe(true);
+    expect(ps.stdout).toContain("/work/json.py False\n");
+    expect(ps.stdout).toBe(cs.stdout);
     // The first case's modules: pandas was already there for the pooled program, not for the cold one.
     await s.warm({ timeoutMs: 60_000 });
     const probe = script("import sys\nprint('pandas' in sys.modules)");
