@@ -17,5 +17,7 @@ describe("docker-compose.yml", () => {
     // The sandbox image is built from its Dockerfile, and no sandbox ever gets the Docker socket.
     expect(full).toMatch(/context: .*sandbox-images\/python/);
     expect(full).toMatch(/network_mode: none/);
+    // The API (where `tenant-cli` runs too) and the runner share the generated webhook secret key (issue 17).
+    expect(full.match(/(- webhook-key:|source: webhook-key)/g)).toHaveLength(2);
   });
 });

@@ -121,7 +121,7 @@ describe("issue 16.6: stalls count like failed tries of a step", () => {
     expect(goal.state).toBe("errored");
     expect(goal.tape).toBe("plan → generate → execute → errored");
     const parked = goal.transitions.at(-1)!;
-    expect(parked).toMatchObject({ from: "execute", to: "errored", detail: { tries: 3, stalls: 3, error_code: null } });
+    expect(parked).toMatchObject({ from: "execute", to: "errored", detail: { tries: 3, stalls: 3, error_code: "LS_ERR_INTERNAL" } });
     expect(String(parked.detail.error)).toMatch(/runner stopped before the step ended .* on 3 of 3 tries/);
     // The fourth pickup parked the goal instead of starting the program again.
     expect(goal.executions).toEqual([]);

@@ -174,7 +174,7 @@ describe("GET /goals/:id/events", () => {
 
   it("is 404 JSON, before any streaming, for another tenant's goal, an unknown id and a non-id", async () => {
     const id = await submit();
-    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other` });
+    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
     const cases: [string, string][] = [
       [`/goals/${id}/events`, other.api_key],
       [`/goals/${randomUUID()}/events`, loop.tenant.api_key],

@@ -653,7 +653,7 @@ let otherGoalId: string;
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
   small = await startLoop({ runner: false, bodyLimit: SMALL_BODY_LIMIT });
-  const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other` });
+  const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
   const mine = await loop.post(base());
   expect(mine.status, `the base goal must be valid: ${JSON.stringify(mine.body)}`).toBe(202);
   goalId = mine.body.id as string;

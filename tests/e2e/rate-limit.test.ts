@@ -70,7 +70,7 @@ describe("RATE_LIMIT_PER_MINUTE", () => {
 
   it("counts each tenant on its own: another tenant is not limited", async () => {
     await roomInWindow();
-    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other` });
+    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
     // Spend this tenant's window (it may already be spent by the test above).
     for (let i = 0; i <= LIMIT; i++) await loop.request("GET", "/goals");
     expect((await loop.request("GET", "/goals")).status).toBe(429);
@@ -116,6 +116,7 @@ describe("RATE_LIMIT_PER_MINUTE", () => {
             budgets: {} as never,
             webhooks: {} as never,
             webhookQueue: loop.webhookQueue,
+            secretBox: loop.secretBox,
             rateLimit: { redis, perMinute: 1 },
           },
         });

@@ -228,7 +228,7 @@ describe("GET /goals/:id/receipt", () => {
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ error: { code: "LS_ERR_GOAL_STATE", details: { state: "failed" } } });
 
-    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other` });
+    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
     for (const [id, key] of [
       [goal.id, other.api_key],
       ["00000000-0000-4000-8000-000000000000", loop.tenant.api_key],

@@ -13,7 +13,7 @@ let other: CreatedTenant;
 
 beforeAll(async () => {
   loop = await startLoop();
-  other = await createTenant(loop.prisma, { name: `${loop.prefix}-other` });
+  other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
 });
 afterAll(async () => {
   await loop?.close();
@@ -37,7 +37,7 @@ describe("API keys", () => {
   });
 
   it("a revoked key stops working; health and docs stay public", async () => {
-    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-revoked` });
+    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-revoked`, secretBox: loop.secretBox });
     expect((await loop.request("GET", "/goals", { key: t.api_key })).status).toBe(200);
     await loop.prisma.apiKey.updateMany({ where: { tenantId: t.tenant_id }, data: { revokedAt: new Date() } });
     expect((await loop.request("GET", "/goals", { key: t.api_key })).status).toBe(401);
@@ -144,7 +144,7 @@ describe("Idempotency-Key", () => {
 
 describe("GET /goals", () => {
   it("lists newest first with cursor pagination and a state filter", async () => {
-    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-list` });
+    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-list`, secretBox: loop.secretBox });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await submit(demoGoal({ objective: `goal ${i}` }), t.api_key));
     const seen: string[] = [];
@@ -211,7 +211,7 @@ describe("POST /goals/:id/cancel", () => {
 
 describe("budgets at submission", () => {
   it("fills server defaults, takes the tenant's approval policy, and refuses caps above the server's maximums", async () => {
-    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-policy`, approvalThresholdUsd: 1.5 });
+    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-policy`, approvalThresholdUsd: 1.5, secretBox: loop.secretBox });
     const res = await loop.post(demoGoal({ budget: { max_cost_usd: 2 } }), { key: t.api_key });
     expect(res.status).toBe(202);
     await loop.request("POST", `/goals/${res.body.id}/cancel`, { key: t.api_key });

@@ -9,8 +9,9 @@ import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
-import { createWebhookQueue, webhookConfigSchema } from "@loopsmith/webhooks";
+import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
+import { apiLimitsConfigSchema } from "../../apps/api/src/config";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
@@ -32,6 +33,13 @@ export async function startLoop(
     prefix?: string;
     /** The API's largest accepted request body (default: build()'s). */
     bodyLimit?: number;
+    /** The runner's sandbox image (default: the one setup.sh builds). */
+    sandboxImage?: string;
+    /** The Docker engine the runner's sandbox talks to, as DOCKER_HOST (default: the local socket). */
+    dockerHost?: string;
+    /** The API's request body deadline and large-body slots (default: build()'s). */
+    bodyTimeoutMs?: number;
+    largeBodyConcurrency?: number;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -41,12 +49,15 @@ export async function startLoop(
     WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32",
     WEBHOOK_BACKOFF_MS: "100",
     RATE_LIMIT_PER_MINUTE: "0",
+    AUTH_FAILURES_PER_MINUTE: "0",
     ...opts.env,
   };
   const runnerEnvAll = { ...env, ...opts.runnerEnv };
   const models: ModelConfig = parseConfig(modelConfigSchema, env);
   const budgets = parseConfig(budgetConfigSchema, env);
   const webhooks = parseConfig(webhookConfigSchema, env);
+  // The checkout's key file unless env sets WEBHOOK_SECRET_KEY (see testSecretBox).
+  const secretBox = loadWebhookSecretBox(webhooks).box;
   const retry = parseConfig(stepRetryConfigSchema, env);
   const runnerConfig = parseConfig(runnerConfigSchema, runnerEnvAll);
   const prefix = opts.prefix ?? randomPrefix("loop");
@@ -56,9 +67,12 @@ export async function startLoop(
   const webhookQueue = createWebhookQueue(connection, prefix);
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
+  const authFailuresPerMinute = Number(env.AUTH_FAILURES_PER_MINUTE);
   const app = await build({
     logger: false,
     bodyLimit: opts.bodyLimit,
+    bodyTimeoutMs: opts.bodyTimeoutMs,
+    largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
     services: {
       prisma,
@@ -67,17 +81,26 @@ export async function startLoop(
       budgets,
       webhooks,
       webhookQueue,
+      secretBox,
       enqueue: async (job: GoalJob, delayMs?: number) => {
         await queue.add(...goalStepJob(job, { attempts: retry.STEP_ATTEMPTS, backoffMs: retry.STEP_BACKOFF_MS }, delayMs));
       },
-      rateLimit: rateLimitPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute } : undefined,
+      rateLimit:
+        rateLimitPerMinute > 0 || authFailuresPerMinute > 0 ? { redis: connection, perMinute: rateLimitPerMinute, authFailuresPerMinute } : undefined,
       adminApiKey: env.ADMIN_API_KEY,
+      limits: parseConfig(apiLimitsConfigSchema, env),
       loopsmithVersion: loopsmithVersion({ configured: env.LOOPSMITH_VERSION }),
     },
   });
-  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant` });
+  const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
   // Pooled as a runner's (issue 12): every goal-level test runs its programs on the pooled path.
-  const sandbox = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: prefix, log, pool: sandboxPoolOptions(runnerConfig) });
+  const sandbox = createDockerSandbox({
+    docker: dockerClient(opts.dockerHost),
+    image: opts.sandboxImage ?? sandboxImageTag(),
+    runnerId: prefix,
+    log,
+    pool: sandboxPoolOptions(runnerConfig),
+  });
   sandbox.start();
   // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
   if (sandbox.poolStats().target > 0) await sandbox.warm({ timeoutMs: 120_000 });
@@ -93,6 +116,7 @@ export async function startLoop(
       config: runnerConfig,
       log,
       receipts: loadReceiptSigner(runnerConfig),
+      secretBox: loadWebhookSecretBox(runnerConfig).box,
     });
     await runner.start();
     return runner;
@@ -152,7 +176,7 @@ export async function startLoop(
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, webhookQueue, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createConnection } from "node:net";
+import type { SecretBox } from "@loopsmith/db";
+import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { freePort } from "../../scripts/lib/stack";
 
 // Tests run against the real services that `npm test` starts (scripts/setup.sh). When one is missing
@@ -9,6 +11,16 @@ export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export function randomPrefix(label: string): string {
   return `lstest-${label}-${randomBytes(4).toString("hex")}`;
+}
+
+let secretBox: SecretBox | undefined;
+/**
+ * The webhook secret key of this checkout (.loopsmith/webhook-secret.key, generated on first use), the one
+ * an API or runner started here without WEBHOOK_SECRET_KEY uses too: every tenant in the test database
+ * stays readable by every test and child process.
+ */
+export function testSecretBox(): SecretBox {
+  return (secretBox ??= loadWebhookSecretBox({}).box);
 }
 
 /** A TCP port on loopback that nothing listens on (bound, then released). */

@@ -11,8 +11,9 @@ import {
 } from "fastify-type-provider-zod";
 import { LoopSmithError, type Logger } from "@loopsmith/core";
 import { registerAuth } from "./auth";
+import { registerBodyGuard } from "./body-guard";
 import { registerJsonBody } from "./json-body";
-import { registerRateLimit } from "./rate-limit";
+import { registerAuthFailureLimit, registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
 import { checkRoutes } from "./routes/checks";
@@ -32,9 +33,15 @@ export interface ApiDeps {
   services?: Services;
   /** Largest request body accepted (default 16 MiB: inputs are capped at 10 MiB, base64 adds a third). */
   bodyLimit?: number;
+  /** How long a request body may take to arrive, from its headers (default 30 s). */
+  bodyTimeoutMs?: number;
+  /** Bodies of 1 MiB or more read and parsed at once; the others wait for a slot (default 2). */
+  largeBodyConcurrency?: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_LARGE_BODY_CONCURRENCY = 2;
 
 export const API_VERSION = "0.1.0";
 
@@ -80,6 +87,9 @@ export async function build(deps: ApiDeps) {
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
 
   app.setErrorHandler((err, req, reply) => {
+    // Refused before its body was read (no key, over a limit, too large, too slow): close the connection
+    // rather than read and discard the rest of a body nobody wants.
+    if (!req.raw.complete) reply.header("connection", "close");
     if (hasZodFastifySchemaValidationErrors(err)) {
       const details = err.validation.map((v) => ({
         path: [err.validationContext ?? "body", ...v.instancePath.split("/").filter(Boolean)].join("."),
@@ -105,8 +115,16 @@ export async function build(deps: ApiDeps) {
     if (!deps.services) throw new LoopSmithError("LS_ERR_NOT_READY", "Goal storage is not configured in this instance.");
     return deps.services;
   };
-  registerAuth(app, () => services().prisma);
-  registerRateLimit(app, () => deps.services?.rateLimit && { ...deps.services.rateLimit, prefix: deps.services.queuePrefix });
+  // onRequest hooks run in this order: refuse an address that keeps failing to authenticate, authenticate,
+  // count the request against its tenant's limit, and only then admit its body.
+  const rateLimit = () => deps.services?.rateLimit && { ...deps.services.rateLimit, prefix: deps.services.queuePrefix };
+  registerAuthFailureLimit(app, rateLimit);
+  registerAuth(app, () => ({ prisma: services().prisma, adminApiKey: services().adminApiKey }));
+  registerRateLimit(app, rateLimit);
+  registerBodyGuard(app, {
+    timeoutMs: deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    largeConcurrency: deps.largeBodyConcurrency ?? DEFAULT_LARGE_BODY_CONCURRENCY,
+  });
 
   await app.register(healthRoutes, { readiness: deps.readiness, timeoutMs: deps.readyCheckTimeoutMs ?? 2000 });
   await app.register(goalRoutes, { deps: services });

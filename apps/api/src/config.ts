@@ -4,18 +4,44 @@ import { modelConfigSchema } from "@loopsmith/models";
 import { budgetConfigSchema, stepRetryConfigSchema } from "@loopsmith/schemas";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
 
+/**
+ * Per-tenant caps of the API (README "Tenant limits"); 0 turns one off. Streams are counted per API
+ * instance: each instance has its own database pool to protect.
+ */
+export const apiLimitsConfigSchema = z.object({
+  // Goals of one tenant that have not ended (working, awaiting approval, errored); a submit past it is a
+  // 429 LS_ERR_GOAL_LIMIT. Bounds the backlog a tenant can pile up (the runner bounds how much of it runs).
+  TENANT_MAX_OPEN_GOALS: z.coerce.number().int().min(0).default(200),
+  // Open event streams of one tenant, and of everyone, on this instance (429 LS_ERR_STREAM_LIMIT past them).
+  SSE_MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(0).default(10),
+  SSE_MAX_STREAMS: z.coerce.number().int().min(0).default(200),
+  // Stream polls that may hold a database connection at once (the pool has 10): however many streams are
+  // open, the other routes keep the rest of the pool; streams only poll less often.
+  SSE_MAX_CONCURRENT_POLLS: z.coerce.number().int().min(1).default(3),
+});
+export type ApiLimitsConfig = z.output<typeof apiLimitsConfigSchema>;
+/** What build() applies when its caller passes no limits. */
+export const DEFAULT_LIMITS: Readonly<ApiLimitsConfig> = parseConfig(apiLimitsConfigSchema, {});
+
 export const apiConfigSchema = baseConfigSchema
   .extend(modelConfigSchema.shape)
   .extend(budgetConfigSchema.shape)
   .extend(stepRetryConfigSchema.shape)
   .extend(webhookConfigSchema.shape)
+  .extend(apiLimitsConfigSchema.shape)
   .extend({
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+    // A request body must arrive within this many ms of its headers (408 otherwise).
+    BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    // Request bodies of 1 MiB or more read and parsed at once per API process; the rest wait (503 after BODY_TIMEOUT_MS).
+    LARGE_BODY_CONCURRENCY: z.coerce.number().int().positive().default(2),
     HOST: z.string().min(1).default("127.0.0.1"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
     // Requests per tenant per minute (all routes but health); 0 disables the limit.
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+    // 401/403 answers per client address per minute before that address gets 429; 0 disables.
+    AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
     // Bearer key for /admin routes (dead letters); unset disables them.
     ADMIN_API_KEY: z.string().min(32, "use at least 32 characters").optional(),
     // What goals record as the LoopSmith that accepted them when the code is not a git checkout (an image).

@@ -1,14 +1,15 @@
 import type { Redis } from "ioredis";
 import type Docker from "dockerode";
-import { pingDatabase, type PrismaClient } from "@loopsmith/db";
+import { LoopSmithError } from "@loopsmith/core";
+import type { PrismaClient } from "@loopsmith/db";
 import { imageExists, pingDocker } from "@loopsmith/sandbox";
 import type { Readiness } from "./routes/health";
 
 export function realReadiness(deps: { prisma: PrismaClient; redis: Redis; docker: Docker; sandboxImage: string }): Readiness {
   return {
+    // Probes throw the dependency's own error (logged in full, shown as publicError in /readyz).
     postgres: async () => {
-      const res = await pingDatabase(deps.prisma);
-      if (!res.ok) throw new Error(res.error);
+      await deps.prisma.$queryRaw`SELECT 1`;
       return "SELECT 1 answered";
     },
     redis: async () => {
@@ -21,7 +22,7 @@ export function realReadiness(deps: { prisma: PrismaClient; redis: Redis; docker
     },
     sandbox_image: async () => {
       if (!(await imageExists(deps.docker, deps.sandboxImage))) {
-        throw new Error(`image ${deps.sandboxImage} is missing: run npm run sandbox:image`);
+        throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `image ${deps.sandboxImage} is missing: run npm run sandbox:image`);
       }
       return `image ${deps.sandboxImage} present`;
     },

@@ -1,10 +1,10 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { configOrExit, createLogger, loopsmithVersion } from "@loopsmith/core";
-import { createPrisma } from "@loopsmith/db";
+import { createPrisma, sealWebhookSecrets } from "@loopsmith/db";
 import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import { goalStepJob, QUEUES } from "@loopsmith/schemas";
-import { createWebhookQueue } from "@loopsmith/webhooks";
+import { createWebhookQueue, loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { realReadiness } from "./readiness";
@@ -27,9 +27,20 @@ const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: con
 const webhookQueue = createWebhookQueue(queueConnection, config.QUEUE_PREFIX);
 const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
 
+let secrets: ReturnType<typeof loadWebhookSecretBox>;
+try {
+  secrets = loadWebhookSecretBox(config);
+} catch (err) {
+  log.fatal({ err }, "cannot load the webhook secret key");
+  process.exit(78);
+}
+log.info({ keyId: secrets.box.keyId, source: secrets.source, file: secrets.file }, "webhook secret key loaded");
+
 const app = await build({
   logger: log,
   bodyLimit: config.BODY_LIMIT_BYTES,
+  bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+  largeBodyConcurrency: config.LARGE_BODY_CONCURRENCY,
   services: {
     prisma,
     queuePrefix: config.QUEUE_PREFIX,
@@ -37,11 +48,16 @@ const app = await build({
     budgets: config,
     webhooks: config,
     webhookQueue,
+    secretBox: secrets.box,
     enqueue: async (job, delayMs) => {
       await queue.add(...goalStepJob(job, retry, delayMs));
     },
-    rateLimit: config.RATE_LIMIT_PER_MINUTE > 0 ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE } : undefined,
+    rateLimit:
+      config.RATE_LIMIT_PER_MINUTE > 0 || config.AUTH_FAILURES_PER_MINUTE > 0
+        ? { redis, perMinute: config.RATE_LIMIT_PER_MINUTE, authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE }
+        : undefined,
     adminApiKey: config.ADMIN_API_KEY,
+    limits: config,
     loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
@@ -62,3 +78,13 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
 await app.listen({ host: config.HOST, port: config.PORT });
+
+// Secrets stored before encryption (or under a previous key) are sealed now; the runner does the same,
+// and reads upgrade any row still missed. Not fatal: the database may not be up yet (see /readyz).
+sealWebhookSecrets(prisma, secrets.box).then(
+  ({ sealed, unreadable }) => {
+    if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
+    if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
+  },
+  (err: unknown) => log.warn({ err }, "could not seal stored webhook secrets yet; they are sealed as they are read"),
+);

@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { configOrExit } from "@loopsmith/core";
 import { createPrisma, createTenant } from "@loopsmith/db";
+import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadApiConfig } from "./config";
 
 const { values } = parseArgs({
@@ -21,7 +22,8 @@ if (threshold !== null && !(Number.isFinite(threshold) && threshold >= 0)) {
 const config = configOrExit("tenant:create", () => loadApiConfig(process.env));
 const prisma = createPrisma(config.DATABASE_URL);
 try {
-  const created = await createTenant(prisma, { name: values.name.trim(), approvalThresholdUsd: threshold });
+  const { box } = loadWebhookSecretBox(config);
+  const created = await createTenant(prisma, { name: values.name.trim(), approvalThresholdUsd: threshold, secretBox: box });
   console.log(JSON.stringify(created, null, 2));
 } finally {
   await prisma.$disconnect();

@@ -119,8 +119,8 @@ describe("POST /webhook-secrets/rotate", () => {
     const until = new Date(body.previous_valid_until).getTime();
     expect(until).toBeGreaterThanOrEqual(before + 600_000 - 1000);
     expect(until).toBeLessThanOrEqual(Date.now() + 600_000 + 1000);
-    expect(await activeWebhookSecrets(prisma, tenant.tenant_id)).toEqual([body.secret, tenant.webhook_secret]);
-    expect(await activeWebhookSecrets(prisma, tenant.tenant_id, new Date(until + 1))).toEqual([body.secret]);
+    expect(await activeWebhookSecrets(prisma, tenant.tenant_id, loop.secretBox)).toEqual([body.secret, tenant.webhook_secret]);
+    expect(await activeWebhookSecrets(prisma, tenant.tenant_id, loop.secretBox, new Date(until + 1))).toEqual([body.secret]);
   });
 });
 

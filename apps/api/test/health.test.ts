@@ -71,6 +71,38 @@ describe("GET /readyz", () => {
     await app.close();
     await deadPrisma.$disconnect();
   });
+
+  // Issue 17: /readyz is public. It used to carry the raw error: Prisma's "Invalid `prisma.$queryRaw()`
+  // invocation" text with the database's host and port, and Docker's socket path.
+  it("shows codes and short messages, without paths, addresses or connection strings", async () => {
+    const port = await closedPort();
+    const deadPrisma = createPrisma(`postgresql://postgres:hunter2@127.0.0.1:${port}/loopsmith`);
+    const noDb = createPrisma(DATABASE_URL.replace(/\/[^/]*$/, "/no_such_database_17"));
+    const noEngine = new Docker({ socketPath: "/nonexistent/run/docker.sock" });
+    try {
+      for (const [db, expected] of [
+        [deadPrisma, /^Prisma P\w+: database not reachable$/],
+        [noDb, /^Prisma P\w+: /],
+      ] as const) {
+        const app = await build({ logger: false, readiness: realReadiness({ prisma: db, redis, docker: noEngine, sandboxImage: sandboxImageTag() }) });
+        const res = await app.inject({ method: "GET", url: "/readyz" });
+        await app.close();
+        expect(res.statusCode).toBe(503);
+        const body = res.json();
+        expect(body.missing.sort()).toEqual(["docker", "postgres", "sandbox_image"]);
+        expect(body.checks.postgres).toMatchObject({ ok: false, code: "LS_ERR_DATABASE", detail: expect.stringMatching(expected) });
+        expect(body.checks.docker).toMatchObject({ ok: false, code: "LS_ERR_SANDBOX_UNAVAILABLE", detail: "Docker engine unreachable: connect ENOENT <path>" });
+        expect(body.checks.redis).toMatchObject({ ok: true, code: null });
+        const text = JSON.stringify(body);
+        expect(text).not.toMatch(/invocation|hunter2|postgresql:|127\.0\.0\.1|nonexistent|docker\.sock|\/work\/|\.ts:\d|node_modules/);
+        expect(text).not.toContain(String(port));
+        for (const c of Object.values(body.checks) as { detail: string }[]) expect(c.detail.length).toBeLessThanOrEqual(300);
+      }
+    } finally {
+      await deadPrisma.$disconnect();
+      await noDb.$disconnect();
+    }
+  });
 });
 
 describe("errors", () => {

@@ -37,7 +37,7 @@ describe("openapi/openapi.json", () => {
     expect(doc.paths["/readyz"].get.responses["503"]).toBeDefined();
     const post = doc.paths["/goals"].post;
     expect(post.requestBody.content["application/json"].schema).toBeDefined();
-    expect(Object.keys(post.responses).sort()).toEqual(["202", "400", "401", "409", "413", "415", "429", "503"]);
+    expect(Object.keys(post.responses).sort()).toEqual(["202", "400", "401", "408", "409", "413", "415", "429", "503"]);
     expect(Object.keys(doc.paths["/goals/{id}"].get.responses).sort()).toEqual(["200", "401", "404", "429"]);
     // The shared zod schemas appear as named components.
     for (const name of ["CreateGoal", "Goal", "ModelSpec", "CheckSpec", "Error", "Receipt", "ReceiptKeys"]) expect(doc.components.schemas[name]).toBeDefined();

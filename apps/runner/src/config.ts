@@ -51,6 +51,13 @@ export const runnerConfigSchema = baseConfigSchema
     // ends the goal failed/stuck.
     STUCK_REPEATS: z.coerce.number().int().min(2).default(3),
     STUCK_WINDOW: z.coerce.number().int().min(2).default(6),
+    // Tenant fairness (README "Tenant limits"): a step runs only while fewer than TENANT_MAX_ACTIVE_GOALS
+    // of its tenant's working goals are older than its goal; the step of a younger goal is put back
+    // (delayed, its tries untouched) for TENANT_DEFER_MS per goal it must wait for, at most ten times
+    // that. So however many goals a tenant submits at once, at most this many of them take turns in the
+    // queue, and another tenant's step waits behind at most that many of theirs. 0 disables the cap.
+    TENANT_MAX_ACTIVE_GOALS: z.coerce.number().int().min(0).default(4),
+    TENANT_DEFER_MS: z.coerce.number().int().min(50).default(1000),
     // How long a goal waits in awaiting_approval before it fails with approval_timeout.
     APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(24 * 3600),
     // Token estimate for a model call's output, reserved before the call (the real figure settles after).

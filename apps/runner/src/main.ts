@@ -5,6 +5,7 @@ import { createPrisma } from "@loopsmith/db";
 import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
+import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
 import { createRunner } from "./runtime";
@@ -45,6 +46,14 @@ try {
   process.exit(78);
 }
 log.info({ keyId: receipts.keyId, source: receipts.source }, "receipt signing key loaded");
+let secrets: ReturnType<typeof loadWebhookSecretBox>;
+try {
+  secrets = loadWebhookSecretBox(config);
+} catch (err) {
+  log.fatal({ err }, "cannot load the webhook secret key");
+  process.exit(78);
+}
+log.info({ keyId: secrets.box.keyId, source: secrets.source, file: secrets.file }, "webhook secret key loaded");
 const runner = createRunner({
   prisma,
   connection,
@@ -58,6 +67,7 @@ const runner = createRunner({
   docker,
   afterCommit: faultInjection(config.RUNNER_FAULT),
   receipts,
+  secretBox: secrets.box,
 });
 const worker = runner.worker;
 

@@ -3,8 +3,8 @@
 import { Queue, type Worker } from "bullmq";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
-import { errorCodeOf, type Logger } from "@loopsmith/core";
-import { advanceGoal, type PrismaClient } from "@loopsmith/db";
+import { publicError, type Logger } from "@loopsmith/core";
+import { advanceGoal, sealWebhookSecrets, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
 import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
@@ -12,6 +12,7 @@ import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
+import { admitStep } from "./fairness";
 import { publishReceiptKey, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
@@ -36,6 +37,8 @@ export interface RunnerDeps {
   afterCommit?: (move: Move) => void;
   /** Signs verified goals' receipts; its public key is published when the runner starts. */
   receipts: ReceiptSigner;
+  /** Opens the tenants' webhook signing secrets (encrypted at rest). */
+  secretBox: SecretBox;
 }
 
 export interface Runner {
@@ -92,6 +95,7 @@ export function createRunner(deps: RunnerDeps): Runner {
    * ones in attemptsMade, and with its own stall limit (1) it used to fail the job on the second stall
    * without calling us, leaving the goal to the sweep, which parked it after one counted try.
    */
+  const tenantCap = { maxActive: config.TENANT_MAX_ACTIVE_GOALS, deferMs: config.TENANT_DEFER_MS };
   const handle = async (job: GoalJob, meta: JobMeta) => {
     const spent = meta.attemptsMade + meta.stalls;
     if (spent >= meta.maxAttempts) {
@@ -102,30 +106,41 @@ export function createRunner(deps: RunnerDeps): Runner {
       return { done: false, parked: true };
     }
     const tries = spent + 1;
+    let deferred: { ahead: number; delayMs: number } | undefined;
     try {
-      const outcome = await runStep(stepDeps, job);
-      if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
-      return outcome;
+      const admission = await admitStep(prisma, job, tenantCap, stepDeps.now());
+      if (admission.run) {
+        const outcome = await runStep(stepDeps, job);
+        if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
+        return outcome;
+      }
+      deferred = admission;
     } catch (err) {
       log.warn({ ...job, tries, stalls: meta.stalls, of: meta.maxAttempts, err }, "goal step failed");
       if (tries < meta.maxAttempts) throw err;
       await park(job, err, tries, meta.stalls);
       return { done: false, parked: true };
     }
+    // Outside the try: deferring throws BullMQ's DelayedError, which is no failure of the step.
+    log.debug({ ...job, ahead: deferred.ahead, delayMs: deferred.delayMs }, "goal step deferred: its tenant is at its cap of active goals");
+    return meta.defer(deferred.delayMs);
   };
 
   const park = async (job: GoalJob, err: unknown, tries: number, stalls: number) => {
     const goal = await prisma.goal.findUnique({ where: { id: job.goalId } });
     if (!goal || goal.version !== job.version || !isState(goal.state) || !(WORKING_STATES as readonly string[]).includes(goal.state)) return;
     const move = transition(goal.state, { type: "ERRORED" });
+    // The tape is the tenant's to read: a code and a short message there, the error itself in the log
+    // (Prisma's and Docker's messages carry source paths, code frames and internal addresses).
+    const shown = publicError(err);
     await advanceGoal(prisma, {
       goalId: goal.id,
       fromVersion: goal.version,
       from: move.from,
       to: move.to,
-      detail: { error: String((err as Error)?.message ?? err).slice(0, 2000), error_code: errorCodeOf(err) ?? null, tries, stalls },
+      detail: { error: shown.message, error_code: shown.code, tries, stalls },
     });
-    log.error({ goalId: goal.id, state: goal.state, tries, stalls }, "goal parked in errored (dead-letter list)");
+    log.error({ goalId: goal.id, state: goal.state, tries, stalls, err }, "goal parked in errored (dead-letter list)");
   };
 
   const worker = createGoalWorker({
@@ -144,6 +159,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     connection: deps.connection,
     prefix: deps.prefix,
     config,
+    secretBox: deps.secretBox,
     log,
     autorun: false,
     // A delivery whose runner died is picked up as soon as a step is.
@@ -214,6 +230,10 @@ export function createRunner(deps: RunnerDeps): Runner {
     async start() {
       // Before any step can sign with it, so that every receipt names a key the API can serve.
       await publishReceiptKey(prisma, deps.receipts);
+      // Secrets stored before encryption (or under a previous key) are sealed before the first delivery.
+      const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
+      if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
+      if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
       await heartbeat();
       await checks.warm();
       const sweeping = setInterval(() => {

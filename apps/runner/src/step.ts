@@ -1,6 +1,6 @@
 // One step of one goal: load it, check the job is not stale, run the handler of its state, let the machine
 // pick the next state, write the move (CAS + tape + evidence in one transaction), schedule what follows.
-import { errorCodeOf } from "@loopsmith/core";
+import { errorCodeOf, publicError } from "@loopsmith/core";
 import { advanceGoal, asJson, type Goal, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
@@ -132,7 +132,8 @@ export function dataRefusal(e: unknown): string | undefined {
   if (typeof sqlstate === "string" && /^(22|54)[0-9A-Z]{3}$/.test(sqlstate)) {
     why = `Postgres ${sqlstate}: ${String(cause?.originalMessage ?? cause?.message ?? "")}`;
   } else if (e instanceof RangeError || (e instanceof TypeError && "clientVersion" in e)) {
-    why = `${e.name}: ${e.message}`;
+    // Prisma's own messages carry a code frame of our source: the tape gets the sentence after it.
+    why = `${e.name}: ${publicError(e).message}`;
   }
   // The reason is itself stored: keep it short and free of anything Postgres would refuse again.
   return why === undefined ? undefined : storable(why).text.slice(0, REFUSAL_MAX);

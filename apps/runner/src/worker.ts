@@ -1,4 +1,4 @@
-import { Worker, type Job } from "bullmq";
+import { DelayedError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@loopsmith/core";
 import { goalJobSchema, QUEUES, type GoalJob } from "@loopsmith/schemas";
@@ -11,6 +11,11 @@ export interface JobMeta {
   stalls: number;
   /** Tries this job gets in all, however they end. */
   maxAttempts: number;
+  /**
+   * Puts the job back, delayed, without spending a try (BullMQ's moveToDelayed skips the attempt count)
+   * and without failing it: it stays in the queue, so a crash after this loses nothing. Never returns.
+   */
+  defer(delayMs: number): Promise<never>;
 }
 
 export type GoalHandler = (job: GoalJob, meta: JobMeta) => Promise<unknown>;
@@ -34,7 +39,7 @@ export function createGoalWorker(deps: {
 }): Worker {
   const worker = new Worker(
     QUEUES.goals,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const payload = goalJobSchema.safeParse(job.data);
       if (!payload.success) {
         // A malformed job can never succeed: fail it without retries rather than loop on it.
@@ -47,6 +52,11 @@ export function createGoalWorker(deps: {
         stalls: job.stalledCounter,
         // A job added without attempts (BullMQ stores 0) gets one try.
         maxAttempts: Math.max(1, job.opts.attempts ?? 1),
+        defer: async (delayMs) => {
+          await job.moveToDelayed(Date.now() + delayMs, token);
+          // Tells BullMQ the job was moved on purpose: it neither completes nor fails it.
+          throw new DelayedError();
+        },
       });
     },
     {

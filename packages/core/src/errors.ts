@@ -29,6 +29,12 @@ export const ERROR_CATALOG = {
   },
   LS_ERR_DELIVERY_IN_PROGRESS: { status: 409, retryable: true, message: "This delivery is still being attempted." },
   LS_ERR_SANDBOX_UNAVAILABLE: { status: 503, retryable: true, message: "The sandbox engine could not run the program." },
+  LS_ERR_GOAL_LIMIT: { status: 429, retryable: true, message: "This tenant has too many goals that have not ended; submit again when some have." },
+  LS_ERR_STREAM_LIMIT: { status: 429, retryable: true, message: "Too many event streams are open; close one or retry later." },
+  LS_ERR_BODY_TIMEOUT: { status: 408, retryable: true, message: "The request body did not arrive in time." },
+  LS_ERR_BUSY: { status: 503, retryable: true, message: "The server is busy reading other large requests; retry shortly." },
+  LS_ERR_MODEL_NOT_ALLOWED: { status: 400, retryable: false, message: "That model name is not on this server's allow-list." },
+  LS_ERR_DATABASE: { status: 503, retryable: true, message: "The database could not complete the request." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -1,4 +1,5 @@
 export * from "./errors";
+export * from "./public-error";
 export * from "./logger";
 export * from "./config";
 export * from "./storable";

@@ -38,14 +38,21 @@ export {
   createApiKey,
   createTenant,
   hashApiKey,
+  MAX_VALID_WEBHOOK_SECRETS,
   newWebhookSecret,
   rotateWebhookSecret,
+  sealWebhookSecrets,
   type AuthenticatedTenant,
   type CreatedTenant,
 } from "./tenants";
+// Webhook signing secrets at rest (AES-256-GCM).
+export { createSecretBox, isSealed, SECRET_KEY_BYTES, secretKeyId, type SecretBox } from "./secret-box";
 
 // Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
 export { buildFailureReport, loadGoalView, resultMatchesParams, transitionRow, UUID } from "./goal-view";
 
 // A tenant's goals: the scoped reads and writes the API makes on a client's behalf.
 export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";
+
+// What a tenant holds right now (per-tenant caps: the runner's active goals, the API's open goals).
+export { openGoalCount, workingGoalsAhead } from "./tenant-load";

@@ -1,7 +1,8 @@
 // Tenants, their API keys and their webhook signing secrets. Keys are shown once, at creation, and stored
 // as sha256: they are 256-bit random, so a slow password hash would add nothing but latency.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { PrismaClient } from "./generated/client";
+import type { SecretBox } from "./secret-box";
 
 export const API_KEY_PREFIX = "lsk_";
 
@@ -27,16 +28,19 @@ export interface CreatedTenant {
 
 export async function createTenant(
   prisma: PrismaClient,
-  opts: { name: string; approvalThresholdUsd?: number | null },
+  opts: { name: string; approvalThresholdUsd?: number | null; secretBox: SecretBox },
 ): Promise<CreatedTenant> {
   const apiKey = newApiKey();
   const secret = newWebhookSecret();
+  // The id is made here: the sealed secret is bound to it.
+  const id = randomUUID();
   const tenant = await prisma.tenant.create({
     data: {
+      id,
       name: opts.name,
       approvalThresholdUsd: opts.approvalThresholdUsd ?? null,
       apiKeys: { create: { keyHash: hashApiKey(apiKey), prefix: apiKey.slice(0, 10) } },
-      webhookSecrets: { create: { secret } },
+      webhookSecrets: { create: { secret: opts.secretBox.seal(secret, id) } },
     },
   });
   return { tenant_id: tenant.id, name: tenant.name, api_key: apiKey, webhook_secret: secret };
@@ -63,33 +67,90 @@ export async function authenticate(prisma: PrismaClient, key: string): Promise<A
   return { id: row.tenant.id, name: row.tenant.name, approvalThresholdUsd: row.tenant.approvalThresholdUsd };
 }
 
-/** The secrets a webhook is signed with right now: the current one, plus any still inside its overlap. */
-export async function activeWebhookSecrets(prisma: PrismaClient, tenantId: string, now = new Date()): Promise<string[]> {
+/**
+ * At most this many secrets sign a delivery: the current one and the two before it, each only inside its
+ * overlap. A rotation past that retires the oldest at once, so rotating in a loop cannot grow the
+ * signature header (or the table).
+ */
+export const MAX_VALID_WEBHOOK_SECRETS = 3;
+
+/**
+ * The secrets a webhook is signed with right now, newest first: the current one, plus those still inside
+ * their overlap (never more than MAX_VALID_WEBHOOK_SECRETS). A row still in plaintext (written before
+ * secrets were encrypted) or sealed under an older key is sealed under the current key as it is read.
+ */
+export async function activeWebhookSecrets(prisma: PrismaClient, tenantId: string, secretBox: SecretBox, now = new Date()): Promise<string[]> {
   const rows = await prisma.webhookSecret.findMany({
     where: { tenantId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-    orderBy: { createdAt: "desc" },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: MAX_VALID_WEBHOOK_SECRETS,
   });
-  return rows.map((r) => r.secret);
+  const secrets: string[] = [];
+  for (const r of rows) {
+    const { plain, stale } = secretBox.open(r.secret, tenantId);
+    // Compare-and-set on the stored value: a concurrent upgrade of the same row leaves one sealed value.
+    if (stale) await prisma.webhookSecret.updateMany({ where: { id: r.id, secret: r.secret }, data: { secret: secretBox.seal(plain, tenantId) } });
+    secrets.push(plain);
+  }
+  return secrets;
 }
 
 /**
- * Rotation: a new secret becomes current; the ones before it stay valid for `overlapSeconds`, so receivers
- * can switch without missing a delivery (each delivery is signed with every valid secret).
+ * Seals every webhook secret still stored in plaintext, or under an older key that is still configured (the
+ * data migration for encryption at rest; the API and the runner run it at start-up). Rows sealed under a
+ * key that is not configured are left as they are and counted: deliveries of their tenants fail saying so.
+ */
+export async function sealWebhookSecrets(prisma: PrismaClient, secretBox: SecretBox): Promise<{ sealed: number; unreadable: number }> {
+  const rows = await prisma.webhookSecret.findMany({
+    where: { NOT: { secret: { startsWith: `lsenc:v1:${secretBox.keyId}:` } } },
+    select: { id: true, tenantId: true, secret: true },
+  });
+  let sealed = 0;
+  let unreadable = 0;
+  for (const r of rows) {
+    let opened: { plain: string; stale: boolean };
+    try {
+      opened = secretBox.open(r.secret, r.tenantId);
+    } catch {
+      unreadable++;
+      continue;
+    }
+    if (!opened.stale) continue;
+    const res = await prisma.webhookSecret.updateMany({ where: { id: r.id, secret: r.secret }, data: { secret: secretBox.seal(opened.plain, r.tenantId) } });
+    sealed += res.count;
+  }
+  return { sealed, unreadable };
+}
+
+/**
+ * Rotation: a new secret becomes current; the one before it stays valid for `overlapSeconds`, so receivers
+ * can switch without missing a delivery (each delivery is signed with every valid secret). Of the earlier
+ * ones, only the newest MAX_VALID_WEBHOOK_SECRETS - 2 keep their (already shorter) overlap; the rest stop
+ * signing now and are deleted, as are secrets whose overlap has ended.
  */
 export async function rotateWebhookSecret(
   prisma: PrismaClient,
   tenantId: string,
-  overlapSeconds: number,
-  now = new Date(),
+  opts: { overlapSeconds: number; secretBox: SecretBox; now?: Date },
 ): Promise<{ secret: string; previous_valid_until: string }> {
+  const now = opts.now ?? new Date();
   const secret = newWebhookSecret();
-  const until = new Date(now.getTime() + overlapSeconds * 1000);
-  await prisma.$transaction([
-    prisma.webhookSecret.updateMany({
-      where: { tenantId, OR: [{ expiresAt: null }, { expiresAt: { gt: until } }] },
+  const until = new Date(now.getTime() + opts.overlapSeconds * 1000);
+  await prisma.$transaction(async (tx) => {
+    // Concurrent rotations of one tenant take turns, so that the count below holds.
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR UPDATE`;
+    const valid = await tx.webhookSecret.findMany({
+      where: { tenantId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      select: { id: true },
+    });
+    const keep = valid.slice(0, MAX_VALID_WEBHOOK_SECRETS - 1).map((r) => r.id);
+    await tx.webhookSecret.deleteMany({ where: { tenantId, id: { notIn: keep } } });
+    await tx.webhookSecret.updateMany({
+      where: { tenantId, id: { in: keep }, OR: [{ expiresAt: null }, { expiresAt: { gt: until } }] },
       data: { expiresAt: until },
-    }),
-    prisma.webhookSecret.create({ data: { tenantId, secret } }),
-  ]);
+    });
+    await tx.webhookSecret.create({ data: { tenantId, secret: opts.secretBox.seal(secret, tenantId), createdAt: now } });
+  });
   return { secret, previous_valid_until: until.toISOString() };
 }

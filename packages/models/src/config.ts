@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LoopSmithError } from "@loopsmith/core";
 import { modelProviders, type ModelProvider, type ModelSpec } from "@loopsmith/schemas";
+import { BUILTIN_MODELS } from "./pricing";
 
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
 export const DEFAULT_GOOGLE_MODEL = "gemini-2.5-flash";
@@ -36,6 +37,24 @@ export const modelConfigSchema = z.object({
   /** Per try, covering the SDK's HTTP retries too. */
   MODEL_TIMEOUT_MS: positive(120_000),
   MODEL_MAX_OUTPUT_TOKENS: positive(8192),
+  /**
+   * The model names a goal may ask for, per provider, as JSON: {"anthropic": ["claude-sonnet-4-5"], ...}.
+   * A provider listed here allows exactly these names plus its configured default model; a provider not
+   * listed allows its default model plus the built-in price table's models of that provider.
+   */
+  MODEL_ALLOWLIST: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return z
+          .partialRecord(z.enum(["openai-compatible", "anthropic", "google"]), z.array(z.string().min(1).max(200)))
+          .parse(JSON.parse(s));
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: `MODEL_ALLOWLIST must be JSON {"anthropic": ["model", ...], "google": [...], "openai-compatible": [...]}: ${(e as Error).message}` });
+        return z.NEVER;
+      }
+    })
+    .optional(),
 });
 export type ModelConfig = z.output<typeof modelConfigSchema>;
 
@@ -71,6 +90,23 @@ export function providerDisabledError(provider: ModelProvider): LoopSmithError {
   return new LoopSmithError("LS_ERR_MODEL_DISABLED", message, [{ path: "model.provider", message }]);
 }
 
+/** The server's default model name for a provider (undefined for openai-compatible without OPENAI_COMPATIBLE_MODEL). */
+export function defaultModelName(provider: Exclude<ModelProvider, "scripted">, c: ModelConfig): string | undefined {
+  if (provider === "openai-compatible") return c.OPENAI_COMPATIBLE_MODEL;
+  return provider === "anthropic" ? c.ANTHROPIC_MODEL : c.GOOGLE_MODEL;
+}
+
+/**
+ * The model names a goal may name for a provider. A client never chooses an unpriced or arbitrary model
+ * on the operator's key: an unlisted name would be billed at the fallback price (or not at all, if the
+ * table has a cheaper lookalike), and some SDKs put the name into the request URL's path.
+ */
+export function allowedModelNames(provider: Exclude<ModelProvider, "scripted">, c: ModelConfig): string[] {
+  const listed = c.MODEL_ALLOWLIST?.[provider] ?? BUILTIN_MODELS[provider];
+  const fallback = defaultModelName(provider, c);
+  return [...new Set([...(fallback ? [fallback] : []), ...listed])];
+}
+
 /**
  * The spec a goal runs with: the goal's own, or the server's default provider when it names none.
  * Throws LS_ERR_MODEL_DISABLED (a 400, so the API can refuse the goal up front) when that provider is off.
@@ -78,6 +114,13 @@ export function providerDisabledError(provider: ModelProvider): LoopSmithError {
 export function resolveModelSpec(spec: ModelSpec | undefined, config: ModelConfig): ModelSpec {
   if (spec !== undefined) {
     if (!isProviderEnabled(spec.provider, config)) throw providerDisabledError(spec.provider);
+    if (spec.provider !== "scripted" && spec.model !== undefined) {
+      const allowed = allowedModelNames(spec.provider, config);
+      if (!allowed.includes(spec.model)) {
+        const message = `Model "${spec.model}" is not allowed for ${spec.provider} on this server; allowed: ${allowed.map((m) => `"${m}"`).join(", ")} (operators set MODEL_ALLOWLIST).`;
+        throw new LoopSmithError("LS_ERR_MODEL_NOT_ALLOWED", message, [{ path: "model.model", message }]);
+      }
+    }
     return spec;
   }
   if (config.DEFAULT_MODEL_PROVIDER !== undefined) {

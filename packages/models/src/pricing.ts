@@ -19,6 +19,13 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
   "gpt-4o-mini": { input_per_mtok: 0.15, output_per_mtok: 0.6 },
 };
 
+/** Which provider serves each model of the built-in table: the default allow-list (see allowedModelNames). */
+export const BUILTIN_MODELS: Readonly<Record<Exclude<ModelProvider, "scripted">, readonly string[]>> = {
+  anthropic: ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"],
+  google: ["gemini-2.5-flash", "gemini-2.5-pro"],
+  "openai-compatible": ["gpt-4.1", "gpt-4.1-mini", "gpt-4o-mini"],
+};
+
 export const pricingConfigSchema = z.object({
   /** JSON: {"model-name": {"input_per_mtok": 3, "output_per_mtok": 15}, ...}, merged over the built-in table. */
   MODEL_PRICES: z

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, LoopSmithError, parseConfig } from "@loopsmith/core";
 import { z } from "zod";
-import { createModel, enabledProviders, modelConfigSchema, resolveModelSpec } from "../src/index";
+import { allowedModelNames, BUILTIN_MODELS, BUILTIN_PRICES, createModel, enabledProviders, modelConfigSchema, resolveModelSpec } from "../src/index";
 import { script } from "./fixtures";
 
 const load = (env: Record<string, string>) => parseConfig(modelConfigSchema, env);
@@ -67,7 +67,7 @@ describe("model config", () => {
 describe("resolveModelSpec", () => {
   it("keeps an enabled spec and fills in the default provider", () => {
     const cfg = load({ ANTHROPIC_API_KEY: "a", GOOGLE_GENERATIVE_AI_API_KEY: "g" });
-    expect(resolveModelSpec({ provider: "google", model: "gemini-x" }, cfg)).toEqual({ provider: "google", model: "gemini-x" });
+    expect(resolveModelSpec({ provider: "google", model: "gemini-2.5-pro" }, cfg)).toEqual({ provider: "google", model: "gemini-2.5-pro" });
     expect(resolveModelSpec(undefined, cfg)).toEqual({ provider: "anthropic" });
     expect(resolveModelSpec(undefined, load({ ANTHROPIC_API_KEY: "a", GOOGLE_GENERATIVE_AI_API_KEY: "g", DEFAULT_MODEL_PROVIDER: "google" }))).toEqual({
       provider: "google",
@@ -93,5 +93,56 @@ describe("resolveModelSpec", () => {
     expect(none.message).toMatch(/names no model provider/);
     expect(none.message).toMatch(/scripted/);
     expect(resolveModelSpec({ provider: "scripted", script: script() }, load({ LOOPSMITH_SCRIPTED_MODEL: "true" })).provider).toBe("scripted");
+  });
+});
+
+describe("the model allow-list", () => {
+  const notAllowed = (fn: () => unknown): LoopSmithError => {
+    try {
+      fn();
+    } catch (e) {
+      expect((e as LoopSmithError).code).toBe("LS_ERR_MODEL_NOT_ALLOWED");
+      expect((e as LoopSmithError).status).toBe(400);
+      return e as LoopSmithError;
+    }
+    throw new Error("expected LS_ERR_MODEL_NOT_ALLOWED");
+  };
+  const cfg = load({ ANTHROPIC_API_KEY: "a", GOOGLE_GENERATIVE_AI_API_KEY: "g", OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_COMPATIBLE_MODEL: "local-7b" });
+
+  it("by default allows each provider's default model and its built-in priced models, nothing else", () => {
+    expect(allowedModelNames("anthropic", cfg)).toEqual(["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"]);
+    expect(allowedModelNames("openai-compatible", cfg)).toEqual(["local-7b", "gpt-4.1", "gpt-4.1-mini", "gpt-4o-mini"]);
+    expect(resolveModelSpec({ provider: "openai-compatible", model: "local-7b" }, cfg)).toEqual({ provider: "openai-compatible", model: "local-7b" });
+    // Unpriced names, a priced model under the wrong provider, a lookalike, a name with a path in it.
+    for (const [provider, model] of [
+      ["anthropic", "claude-opus-5-unpriced"],
+      ["anthropic", "gemini-2.5-pro"],
+      ["google", "gemini-2.5-flash "],
+      ["google", "../../v1/models/gemini-2.5-pro"],
+      ["openai-compatible", "gpt-4.1-turbo"],
+    ] as const) {
+      const err = notAllowed(() => resolveModelSpec({ provider, model }, cfg));
+      expect(err.details).toEqual([{ path: "model.model", message: err.message }]);
+      expect(err.message).toContain(`"${model}"`);
+    }
+  });
+
+  it("the built-in provider lists cover exactly the built-in price table", () => {
+    expect(Object.values(BUILTIN_MODELS).flat().sort()).toEqual(Object.keys(BUILTIN_PRICES).sort());
+  });
+
+  it("MODEL_ALLOWLIST replaces a provider's built-in list (its default model stays allowed)", () => {
+    const c = load({ ANTHROPIC_API_KEY: "a", ANTHROPIC_MODEL: "claude-haiku-4-5", MODEL_ALLOWLIST: '{"anthropic": ["claude-sonnet-4-5"]}' });
+    expect(allowedModelNames("anthropic", c)).toEqual(["claude-haiku-4-5", "claude-sonnet-4-5"]);
+    notAllowed(() => resolveModelSpec({ provider: "anthropic", model: "claude-opus-4-1" }, c));
+    expect(resolveModelSpec({ provider: "anthropic", model: "claude-sonnet-4-5" }, c).provider).toBe("anthropic");
+    // Providers it does not list keep the built-in list.
+    expect(allowedModelNames("google", c)).toEqual(["gemini-2.5-flash", "gemini-2.5-pro"]);
+  });
+
+  it("refuses a malformed MODEL_ALLOWLIST at start-up", () => {
+    expect(() => load({ MODEL_ALLOWLIST: '{"anthropic": "claude-sonnet-4-5"}' })).toThrow(ConfigError);
+    expect(() => load({ MODEL_ALLOWLIST: '{"openai": ["gpt-4.1"]}' })).toThrow(ConfigError);
+    expect(() => load({ MODEL_ALLOWLIST: "not json" })).toThrow(/MODEL_ALLOWLIST/);
   });
 });

@@ -8,7 +8,8 @@ export type DependencyName = (typeof dependencyNames)[number];
 export const dependencyStatus = z.object({
   ok: z.boolean(),
   latency_ms: z.number(),
-  detail: z.string().describe("What was checked, or why it failed."),
+  detail: z.string().describe("What was checked, or why it failed (a short message: the full error is in the server's log)."),
+  code: z.string().nullable().describe("Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok."),
 });
 
 export const readyzResponse = z

@@ -21,9 +21,26 @@ export interface UrlCheckOptions {
   allowCidrs: readonly string[];
   /** Injectable for tests; defaults to the system resolver. */
   lookup?: LookupAll;
+  /** How long to wait for DNS (default DEFAULT_LOOKUP_TIMEOUT_MS). */
+  lookupTimeoutMs?: number;
 }
 
-export type UrlCheck = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
+/**
+ * `reason` goes back to the client (the 400, a delivery's last_error) and never carries what DNS said:
+ * that would let a client map the server's internal names ("postgres resolves to 172.18.0.2"). `detail`
+ * has the resolver's answer, for the server's log only.
+ */
+export type UrlCheck = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string; detail?: string };
+
+export const DEFAULT_LOOKUP_TIMEOUT_MS = 3000;
+
+/**
+ * Webhooks go to the web ports or to unprivileged ones: ports below 1024 other than 80 and 443 are where
+ * mail, SSH, DNS and the like listen, and a POST aimed at them is never a webhook receiver.
+ */
+export function webhookPortAllowed(port: number): boolean {
+  return port === 80 || port === 443 || (port >= 1024 && port <= 65535);
+}
 
 const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
@@ -67,6 +84,8 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   // (0x7f.1, 2130706433) to dotted quads.
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   if (host === "") return { ok: false, reason: "the URL has no host" };
+  // WHATWG URL drops a scheme's default port (and refuses ports past 65535), so "" means 80 or 443.
+  if (url.port !== "" && !webhookPortAllowed(Number(url.port))) return { ok: false, reason: `port ${url.port} is not allowed; use 80, 443 or 1024-65535` };
 
   let allowList: [IP, number][];
   try {
@@ -75,16 +94,24 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
     return { ok: false, reason: `invalid allow list: ${(e as Error).message}` };
   }
 
+  const literal = ipaddr.isValid(host);
+  // One answer for every way a name can fail (unknown, DNS error or timeout, a non-public address), so that
+  // the refusal does not tell which internal names exist either.
+  const refusedName = (detail: string): UrlCheck => ({
+    ok: false,
+    reason: `${host} does not resolve to a public address; if it is meant to reach a private network, add that network to WEBHOOK_ALLOW_CIDRS`,
+    detail: `${host}: ${detail}`,
+  });
   let addresses: readonly ResolvedAddress[];
-  if (ipaddr.isValid(host)) {
+  if (literal) {
     addresses = [{ address: host, family: ipaddr.parse(host).kind() === "ipv4" ? 4 : 6 }];
   } else {
     try {
-      addresses = await (opts.lookup ?? systemLookup)(host);
+      addresses = await withTimeout((opts.lookup ?? systemLookup)(host), opts.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS);
     } catch (e) {
-      return { ok: false, reason: `cannot resolve ${host}: ${(e as { code?: string }).code ?? (e as Error).message}` };
+      return refusedName(`cannot resolve: ${(e as { code?: string }).code ?? (e as Error).message}`);
     }
-    if (addresses.length === 0) return { ok: false, reason: `cannot resolve ${host}: no addresses` };
+    if (addresses.length === 0) return refusedName("cannot resolve: no addresses");
   }
 
   // Every address must pass: the HTTP client (or a later lookup) might pick any of them.
@@ -94,16 +121,32 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
     try {
       ip = normalize(ipaddr.parse(a.address));
     } catch {
-      return { ok: false, reason: `${host} resolved to an unparseable address ${a.address}` };
+      return refusedName(`resolved to an unparseable address ${a.address}`);
     }
     const range = rangeOf(ip);
     if (range !== "unicast" && !allowed(ip, allowList)) {
-      const shown = ip.toString() === host ? host : `${host} resolves to ${ip.toString()}, which`;
-      return { ok: false, reason: `${shown} is not a public address (${range}); add it to WEBHOOK_ALLOW_CIDRS to allow it` };
+      // A literal is the client's own text: saying which range it is in tells them nothing new.
+      if (literal) return { ok: false, reason: `${host} is not a public address (${range}); add it to WEBHOOK_ALLOW_CIDRS to allow it` };
+      return refusedName(`resolves to ${ip.toString()} (${range})`);
     }
     first ??= { address: ip.toString(), family: ip.kind() === "ipv4" ? 4 : 6 };
   }
   return { ok: true, ...first! };
+}
+
+/** dns.lookup cannot be cancelled (it runs on libuv's thread pool); past the deadline the answer is ignored. */
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`no DNS answer within ${ms} ms`), { code: "ETIMEOUT" })), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** For the API: a refused URL is a 400 with LS_ERR_WEBHOOK_URL and the reason. */

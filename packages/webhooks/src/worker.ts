@@ -1,14 +1,16 @@
 // The delivery worker: one BullMQ job per delivery (or redelivery); each job attempt is one HTTP POST,
 // logged as one DeliveryAttempt row, written before the POST and settled after it. BullMQ owns the retry
 // schedule (exponential backoff).
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { randomUUID } from "node:crypto";
+import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Logger } from "@loopsmith/core";
-import { activeWebhookSecrets, loadGoalView, type PrismaClient, type Tx } from "@loopsmith/db";
+import { publicError, type Logger } from "@loopsmith/core";
+import { activeWebhookSecrets, loadGoalView, type PrismaClient, type SecretBox, type Tx, type WebhookDelivery } from "@loopsmith/db";
 import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
 import { postPinned, type PostResult } from "./post";
 import { signWebhook } from "./sign";
+import { redisDeliverySlots, type DeliverySlots } from "./slots";
 import { checkWebhookUrl, type LookupAll } from "./ssrf";
 
 export interface DeliveryWorkerDeps {
@@ -16,6 +18,8 @@ export interface DeliveryWorkerDeps {
   connection: Redis;
   prefix: string;
   config: WebhookConfig;
+  /** Opens the tenants' signing secrets (encrypted at rest). */
+  secretBox: SecretBox;
   log: Logger;
   concurrency?: number;
   now?: () => Date;
@@ -26,6 +30,8 @@ export interface DeliveryWorkerDeps {
   /** BullMQ's job lock and stalled-job check (the runner passes WORKER_LOCK_MS / STALLED_INTERVAL_MS). */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Per-tenant slots (default: leases in Redis, WEBHOOK_TENANT_IN_FLIGHT per tenant). */
+  slots?: DeliverySlots;
 }
 
 /** The log text of an attempt whose POST is under way; a crash leaves it so, visibly. */
@@ -34,7 +40,8 @@ export const IN_FLIGHT = "in flight: sent, no outcome recorded yet";
 export const NO_OUTCOME = "no outcome recorded: the worker stopped during this attempt; the receiver may have got it";
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
-  const worker = new Worker(QUEUES.webhooks, (job: Job) => deliver(deps, job), {
+  const withSlots = { ...deps, slots: deps.slots ?? defaultSlots(deps) };
+  const worker = new Worker(QUEUES.webhooks, (job: Job, token?: string) => deliver(withSlots, job, token), {
     connection: deps.connection,
     prefix: deps.prefix,
     concurrency: deps.concurrency ?? 4,
@@ -52,6 +59,16 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
   return worker;
 }
 
+function defaultSlots(deps: DeliveryWorkerDeps): DeliverySlots {
+  return redisDeliverySlots(deps.connection, {
+    prefix: deps.prefix,
+    perTenant: deps.config.WEBHOOK_TENANT_IN_FLIGHT,
+    // Past the attempt's own deadline, with room for the URL check and the bookkeeping around it: a lease
+    // that lapses sooner could let a live attempt's tenant take one slot more.
+    leaseMs: 2 * deps.config.WEBHOOK_TIMEOUT_MS + 30_000,
+  });
+}
+
 export class DeliveryFailed extends Error {
   constructor(message: string) {
     super(message);
@@ -59,7 +76,7 @@ export class DeliveryFailed extends Error {
   }
 }
 
-export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ status: string; attempt?: number }> {
+export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string): Promise<{ status: string; attempt?: number }> {
   const parsed = webhookJobSchema.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`malformed webhook job: ${parsed.error.message}`);
   const id = parsed.data.deliveryId;
@@ -77,27 +94,48 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job): Promise<{ sta
     throw new UnrecoverableError(error);
   }
   const lastTry = spent + 1 >= tries;
+  let outcome: Awaited<ReturnType<typeof attemptDelivery>>;
   try {
-    return await attemptDelivery(deps, id, lastTry);
+    outcome = await attemptDelivery(deps, id, lastTry);
   } catch (e) {
     // Anything that failed before an attempt was recorded (database, secrets): on the last try the
     // delivery must still end dead, or it would stay pending with no job and refuse every redelivery.
     if (lastTry && !(e instanceof DeliveryFailed) && !(e instanceof UnrecoverableError)) {
+      // last_error is the tenant's to read: a short message (the error itself is in the worker's log).
+      const shown = publicError(e);
       await deps.prisma.webhookDelivery
-        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: (e as Error).message } })
+        .updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: `${shown.code}: ${shown.message}` } })
         .catch(() => undefined);
     }
     throw e;
   }
+  if (outcome.status !== "deferred") return outcome;
+  // The tenant's slots are all in flight: back in the queue, delayed (jittered, so that a tenant's many
+  // waiting deliveries do not all ask at once), with no try spent and nothing logged on the delivery.
+  const delayMs = Math.round(deps.config.WEBHOOK_DEFER_MS * (1 + Math.random()));
+  deps.log.debug({ deliveryId: id, delayMs }, "webhook delivery deferred: its tenant's slots are in flight");
+  await job.moveToDelayed(Date.now() + delayMs, token);
+  throw new DelayedError();
 }
 
 async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: boolean): Promise<{ status: string; attempt?: number }> {
-  const { prisma, config, log } = deps;
-  const now = deps.now ?? (() => new Date());
-
-  const delivery = await prisma.webhookDelivery.findUnique({ where: { id } });
+  const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id } });
   // Gone with its goal, or already settled by an earlier job: nothing to do.
   if (!delivery || delivery.status !== "pending") return { status: delivery?.status ?? "missing" };
+  const slots = deps.slots ?? defaultSlots(deps);
+  const holder = randomUUID();
+  if (!(await slots.acquire(delivery.tenantId, holder))) return { status: "deferred" };
+  try {
+    return await attemptHeld(deps, delivery, lastTry);
+  } finally {
+    await slots.release(delivery.tenantId, holder).catch((err: unknown) => deps.log.warn({ err, deliveryId: id }, "could not release a webhook slot; its lease lapses by itself"));
+  }
+}
+
+async function attemptHeld(deps: DeliveryWorkerDeps, delivery: WebhookDelivery, lastTry: boolean): Promise<{ status: string; attempt?: number }> {
+  const id = delivery.id;
+  const { prisma, config, log } = deps;
+  const now = deps.now ?? (() => new Date());
 
   let payload = delivery.payload;
   if (payload === null) {
@@ -115,15 +153,15 @@ async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: bo
   // At delivery time, with this worker's allow list: the URL was checked at submission, but DNS (and the
   // server's policy) may have changed since.
   const started = performance.now();
-  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup });
+  const check = await checkWebhookUrl(delivery.url, { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, lookup: deps.lookup, lookupTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS });
   if (!check.ok) {
     const error = `refused: ${check.reason}`;
     const attempt = await record(prisma, id, { statusCode: null, latencyMs: Math.round(performance.now() - started), error }, "dead");
-    log.warn({ deliveryId: id, attempt, reason: check.reason }, "webhook URL refused at delivery time; delivery is dead");
+    log.warn({ deliveryId: id, attempt, reason: check.reason, detail: check.detail }, "webhook URL refused at delivery time; delivery is dead");
     throw new UnrecoverableError(error);
   }
 
-  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, now());
+  const secrets = await activeWebhookSecrets(prisma, delivery.tenantId, deps.secretBox, now());
   const headers = signWebhook({ messageId: delivery.messageId, timestamp: now(), body: payload, secrets });
   // Logged before the POST: a worker killed once the request is out must still leave a visible attempt
   // (the receiver may have it), not a log that shows one attempt fewer than it got.

@@ -9,7 +9,10 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_MAX_ATTEMPTS: 8,
       WEBHOOK_BACKOFF_MS: 5000,
       WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_TENANT_IN_FLIGHT: 2,
+      WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 86_400,
+      WEBHOOK_DNS_TIMEOUT_MS: 3000,
     });
   });
 
@@ -26,7 +29,10 @@ describe("webhookConfigSchema", () => {
       WEBHOOK_MAX_ATTEMPTS: 3,
       WEBHOOK_BACKOFF_MS: 50,
       WEBHOOK_TIMEOUT_MS: 2000,
+      WEBHOOK_TENANT_IN_FLIGHT: 2,
+      WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 0,
+      WEBHOOK_DNS_TIMEOUT_MS: 3000,
     });
   });
 

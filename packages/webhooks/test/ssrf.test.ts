@@ -41,35 +41,69 @@ describe("checkWebhookUrl refuses what is not public unicast", () => {
   it("refuses localhost through the system resolver", async () => {
     const r = await checkWebhookUrl("http://localhost:3000/hook", noAllow);
     expect(r).toMatchObject({ ok: false });
-    if (!r.ok) expect(r.reason).toMatch(/localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)/);
+    if (!r.ok) {
+      expect(r.reason).toMatch(/^localhost does not resolve to a public address/);
+      expect(r.detail).toMatch(/localhost: resolves to (127\.0\.0\.1|::1) \(loopback\)/);
+    }
   });
 
-  it("refuses a name that resolves to a private address", async () => {
-    const r = await checkWebhookUrl("https://hooks.example.com/x", { ...noAllow, lookup: resolvesTo("10.1.2.3") });
-    expect(r).toEqual({
-      ok: false,
-      reason: "hooks.example.com resolves to 10.1.2.3, which is not a public address (private); add it to WEBHOOK_ALLOW_CIDRS to allow it",
-    });
+  // Issue 17: the reason goes back to the client, and what DNS said about the server's own names
+  // ("postgres resolves to 172.18.0.2") must not; the resolver's answer is only in `detail`, for the log.
+  const nameRefused = (host: string) =>
+    `${host} does not resolve to a public address; if it is meant to reach a private network, add that network to WEBHOOK_ALLOW_CIDRS`;
+
+  it("refuses a name that resolves to a private address without saying which", async () => {
+    const r = await checkWebhookUrl("https://postgres/x", { ...noAllow, lookup: resolvesTo("172.18.0.2") });
+    expect(r).toEqual({ ok: false, reason: nameRefused("postgres"), detail: "postgres: resolves to 172.18.0.2 (private)" });
   });
 
   it("refuses a name when ANY of its addresses is private, even if the first is public", async () => {
     const r = await checkWebhookUrl("https://hooks.example.com/x", { ...noAllow, lookup: resolvesTo("93.184.216.34", "::ffff:192.168.0.5") });
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toContain("192.168.0.5");
+    expect(r).toMatchObject({ ok: false, reason: nameRefused("hooks.example.com") });
+    if (!r.ok) {
+      expect(r.reason).not.toContain("192.168");
+      expect(r.detail).toContain("192.168.0.5");
+    }
   });
 
-  it("refuses a name that does not resolve, with the reason", async () => {
+  it("refuses a name that does not resolve with the same answer as a private one (no oracle for internal names)", async () => {
     const nx: LookupAll = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND nowhere.invalid"), { code: "ENOTFOUND" });
     };
     expect(await checkWebhookUrl("https://nowhere.invalid/x", { ...noAllow, lookup: nx })).toEqual({
       ok: false,
-      reason: "cannot resolve nowhere.invalid: ENOTFOUND",
+      reason: nameRefused("nowhere.invalid"),
+      detail: "nowhere.invalid: cannot resolve: ENOTFOUND",
     });
     expect(await checkWebhookUrl("https://empty.example/x", { ...noAllow, lookup: resolvesTo() })).toEqual({
       ok: false,
-      reason: "cannot resolve empty.example: no addresses",
+      reason: nameRefused("empty.example"),
+      detail: "empty.example: cannot resolve: no addresses",
     });
+  });
+
+  it("gives up on DNS after lookupTimeoutMs", async () => {
+    const hangs: LookupAll = () => new Promise(() => undefined);
+    const started = Date.now();
+    const r = await checkWebhookUrl("https://slow.example/x", { ...noAllow, lookup: hangs, lookupTimeoutMs: 200 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(r).toEqual({ ok: false, reason: nameRefused("slow.example"), detail: "slow.example: cannot resolve: ETIMEOUT" });
+  });
+
+  it.each([
+    ["http://93.184.216.34:22/x", "22"],
+    ["http://93.184.216.34:25/x", "25"],
+    ["https://93.184.216.34:1023/x", "1023"],
+    ["http://93.184.216.34:0/x", "0"],
+    ["https://93.184.216.34:6379/x", null],
+    ["https://93.184.216.34:8443/x", null],
+    ["http://93.184.216.34:443/x", null],
+    ["https://93.184.216.34:80/x", null],
+    ["http://93.184.216.34:1024/x", null],
+  ])("ports: %s", async (url, refused) => {
+    const r = await checkWebhookUrl(url, { ...noAllow, lookup: noDns });
+    if (refused === null) expect(r.ok).toBe(true);
+    else expect(r).toEqual({ ok: false, reason: `port ${refused} is not allowed; use 80, 443 or 1024-65535` });
   });
 
   it.each([

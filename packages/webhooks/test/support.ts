@@ -3,10 +3,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { createGoal, createPrisma, createTenant, type PrismaClient } from "@loopsmith/db";
-import { DATABASE_URL, REDIS_URL } from "../../../tests/support/services";
+import { DATABASE_URL, REDIS_URL, testSecretBox } from "../../../tests/support/services";
 
 // Real services, as everywhere in this repo: when one is missing the tests fail with what is missing.
-export { closedPort, DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
+export { closedPort, DATABASE_URL, randomPrefix, REDIS_URL, testSecretBox } from "../../../tests/support/services";
 
 export function services(): { prisma: PrismaClient; redis: Redis } {
   return { prisma: createPrisma(DATABASE_URL), redis: new Redis(REDIS_URL, { maxRetriesPerRequest: null }) };
@@ -68,7 +68,7 @@ export async function startReceiver(statuses: number[], port = 0): Promise<Recei
 
 /** A tenant and a goal of it (scripted model, never run) whose webhook points at `url`. */
 export async function tenantWithGoal(prisma: PrismaClient, url: string | null) {
-  const tenant = await createTenant(prisma, { name: `webhooks-test-${randomBytes(3).toString("hex")}` });
+  const tenant = await createTenant(prisma, { name: `webhooks-test-${randomBytes(3).toString("hex")}`, secretBox: testSecretBox() });
   const goal = await createGoal(prisma, {
     tenantId: tenant.tenant_id,
     objective: "Summarise the CSV",

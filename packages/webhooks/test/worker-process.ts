@@ -2,7 +2,7 @@
 //   node --import tsx packages/webhooks/test/worker-process.ts '{"prefix": "...", "env": {...}, "lockDurationMs": 2000, "stalledIntervalMs": 1000}'
 import { createLogger } from "@loopsmith/core";
 import { createDeliveryWorker, webhookConfigSchema } from "../src/index";
-import { services } from "./support";
+import { services, testSecretBox } from "./support";
 
 const opts = JSON.parse(process.argv[2] ?? "{}") as { prefix: string; env: Record<string, string>; lockDurationMs: number; stalledIntervalMs: number };
 const { prisma, redis } = services();
@@ -11,6 +11,7 @@ const worker = createDeliveryWorker({
   connection: redis,
   prefix: opts.prefix,
   config: webhookConfigSchema.parse(opts.env),
+  secretBox: testSecretBox(),
   log: createLogger({ name: "webhooks-test-child", level: "silent" }),
   lockDurationMs: opts.lockDurationMs,
   stalledIntervalMs: opts.stalledIntervalMs,

@@ -21,7 +21,7 @@ import {
   type WebhookEvent,
 } from "../src/index";
 import { spawnTs } from "../../../scripts/lib/proc";
-import { closedPort, deleteKeys, randomPrefix, services, startReceiver, tenantWithGoal, waitFor } from "./support";
+import { closedPort, deleteKeys, randomPrefix, services, startReceiver, tenantWithGoal, testSecretBox, waitFor } from "./support";
 
 const { prisma, redis } = services();
 const prefix = randomPrefix("webhooks");
@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 function startWorker(cfg: WebhookConfig, opts: { prefix?: string; lookup?: LookupAll } = {}): Worker {
-  const worker = createDeliveryWorker({ prisma, connection: redis, prefix: opts.prefix ?? prefix, config: cfg, log, lookup: opts.lookup });
+  const worker = createDeliveryWorker({ prisma, connection: redis, prefix: opts.prefix ?? prefix, config: cfg, secretBox: testSecretBox(), log, lookup: opts.lookup });
   cleanups.push(() => worker.close());
   return worker;
 }
@@ -256,7 +256,7 @@ describe("the delivery worker", () => {
     await prisma.webhookSecret.deleteMany({ where: { tenantId: tenant.tenant_id } });
     await enqueuePendingDeliveries(prisma, queue, cfg, goalId);
     const d = await settled(deliveryId, "dead");
-    expect(d.lastError).toBe("no webhook secret to sign with");
+    expect(d.lastError).toBe("LS_ERR_INTERNAL: no webhook secret to sign with");
     expect(r.received).toHaveLength(0);
     // Dead, so a redelivery is accepted (a stuck pending one would answer 409 forever).
     await expect(redeliver(prisma, queue, cfg, { tenantId: tenant.tenant_id, deliveryId })).resolves.toMatchObject({ status: "pending" });
@@ -285,7 +285,7 @@ describe("the delivery worker", () => {
     const cfg = config();
     startWorker(cfg);
     const { tenant, goalId, deliveryId } = await newDelivery(r.url);
-    const rotated = await rotateWebhookSecret(prisma, tenant.tenant_id, 3600);
+    const rotated = await rotateWebhookSecret(prisma, tenant.tenant_id, { overlapSeconds: 3600, secretBox: testSecretBox() });
     expect(rotated.secret).not.toBe(tenant.webhook_secret);
     expect(new Date(rotated.previous_valid_until).getTime()).toBeGreaterThan(Date.now() + 3500_000);
     await enqueuePendingDeliveries(prisma, queue, cfg, goalId);
@@ -305,7 +305,7 @@ describe("the delivery worker", () => {
     const cfg = config();
     startWorker(cfg);
     const { tenant, goalId, deliveryId } = await newDelivery(r.url);
-    const rotated = await rotateWebhookSecret(prisma, tenant.tenant_id, 0);
+    const rotated = await rotateWebhookSecret(prisma, tenant.tenant_id, { overlapSeconds: 0, secretBox: testSecretBox() });
     await enqueuePendingDeliveries(prisma, queue, cfg, goalId);
     await settled(deliveryId, "delivered");
     const [got] = r.received;
@@ -382,7 +382,7 @@ describe("issue 16.9: every attempt that reached the network is in the log", () 
     expect(atCrash![0]!.log.map((a) => [a.attempt, a.status_code, a.error])).toEqual([[1, null, IN_FLIGHT]]);
 
     // A second worker takes the stalled job over and sends the same message again.
-    const worker = createDeliveryWorker({ prisma, connection: redis, prefix: p, config: cfg, log, ...FAST });
+    const worker = createDeliveryWorker({ prisma, connection: redis, prefix: p, config: cfg, secretBox: testSecretBox(), log, ...FAST });
     cleanups.push(() => worker.close());
     const d = await settled(deliveryId, "delivered");
     expect(d.log.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
@@ -406,7 +406,7 @@ describe("issue 16.9: every attempt that reached the network is in the log", () 
     // What BullMQ hands the worker after two stalls of a two-attempt job (its data as the queue stores it).
     const job = { data: { deliveryId }, attemptsMade: 0, stalledCounter: 2, opts: { attempts: 2 } } as unknown as Job;
 
-    await expect(deliver({ prisma, connection: redis, prefix, config: cfg, log }, job)).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(deliver({ prisma, connection: redis, prefix, config: cfg, secretBox: testSecretBox(), log }, job)).rejects.toBeInstanceOf(UnrecoverableError);
     const d = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { log: { orderBy: { attempt: "asc" } } } });
     expect(d).toMatchObject({ status: "dead", attempts: 2 });
     expect(d.lastError).toBe("attempts exhausted: the worker stopped during 2 of 2 tries");

@@ -1,13 +1,11 @@
 // Operator routes: goals parked in `errored` after their infrastructure kept failing past the retry cap.
-// Guarded by ADMIN_API_KEY (not a tenant key); without it configured they answer 403.
-import { timingSafeEqual } from "node:crypto";
-import type { FastifyRequest } from "fastify";
+// Guarded by ADMIN_API_KEY (not a tenant key), checked in the auth hook; without it configured they answer 403.
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { LoopSmithError } from "@loopsmith/core";
 import { isState } from "@loopsmith/machine";
 import { errorBody, goalIdParams } from "@loopsmith/schemas";
-import { bearer } from "../auth";
+import { requireAdmin } from "../auth";
 import { moveGoal, stateBefore } from "../moves";
 import type { Services } from "../services";
 
@@ -26,14 +24,6 @@ export const deadLetter = z
 
 const deadLetters = z.object({ dead_letters: z.array(deadLetter) }).meta({ id: "DeadLetterList" });
 
-function requireAdmin(s: Services, req: FastifyRequest): void {
-  const given = bearer(req);
-  if (!given) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "Send the admin key: Authorization: Bearer <ADMIN_API_KEY>.");
-  const want = s.adminApiKey;
-  const ok = want !== undefined && given.length === want.length && timingSafeEqual(Buffer.from(given), Buffer.from(want));
-  if (!ok) throw new LoopSmithError("LS_ERR_FORBIDDEN", want === undefined ? "Admin routes are disabled: ADMIN_API_KEY is not set." : "Not the admin key.");
-}
-
 export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async (app, opts) => {
   app.get(
     "/admin/dead-letters",
@@ -47,7 +37,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
     },
     async (req) => {
       const s = opts.deps();
-      requireAdmin(s, req);
+      requireAdmin(req);
       const goals = await s.prisma.goal.findMany({
         where: { state: "errored" },
         orderBy: { updatedAt: "asc" },
@@ -92,7 +82,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
     },
     async (req, reply) => {
       const s = opts.deps();
-      requireAdmin(s, req);
+      requireAdmin(req);
       const moved = await moveGoal(s, { tenantId: null, id: req.params.id }, async (goal) => {
         if (goal.state !== "errored") throw new LoopSmithError("LS_ERR_GOAL_STATE", `The goal is in ${goal.state}, not errored.`, { state: goal.state });
         const resume = await stateBefore(s, goal);

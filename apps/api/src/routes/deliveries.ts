@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { rotateWebhookSecret, type PrismaClient } from "@loopsmith/db";
+import { rotateWebhookSecret, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { deliveryIdParams, deliveryList, deliveryView, errorBody, goalIdParams, rotatedSecret } from "@loopsmith/schemas";
 import { listDeliveries, redeliver, type WebhookConfig } from "@loopsmith/webhooks";
 import { tenantOf } from "../auth";
@@ -10,6 +10,7 @@ export interface DeliveryDeps {
   prisma: PrismaClient;
   webhookQueue: Queue;
   webhooks: WebhookConfig;
+  secretBox: SecretBox;
 }
 
 export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }> = async (app, opts) => {
@@ -56,7 +57,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
       schema: {
         summary: "Issue a new webhook signing secret; the previous one keeps signing during the overlap",
         description:
-          "Every delivery is signed with each valid secret (one `v1,` entry per secret in webhook-signature), so receivers can switch to the new secret at any point before previous_valid_until.",
+          "Every delivery is signed with each valid secret (one `v1,` entry per secret in webhook-signature), so receivers can switch to the new secret at any point before previous_valid_until. At most 3 secrets are valid at once: rotating again inside the overlap retires the oldest immediately.",
         tags: ["webhooks"],
         response: { 200: rotatedSecret, 401: errorBody, 429: errorBody },
       },
@@ -64,7 +65,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
     async (req) => {
       const tenant = tenantOf(req);
       const deps = opts.deps();
-      return rotateWebhookSecret(deps.prisma, tenant.id, deps.webhooks.WEBHOOK_SECRET_OVERLAP_SECONDS);
+      return rotateWebhookSecret(deps.prisma, tenant.id, { overlapSeconds: deps.webhooks.WEBHOOK_SECRET_OVERLAP_SECONDS, secretBox: deps.secretBox });
     },
   );
 };

@@ -9,9 +9,10 @@ import { goalsOf, transitionRow, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal } from "@loopsmith/machine";
 import { errorBody, goalIdParams } from "@loopsmith/schemas";
 import { tenantOf } from "../auth";
+import { DEFAULT_LIMITS, type ApiLimitsConfig } from "../config";
 
 export interface EventRouteOptions {
-  deps: () => { prisma: PrismaClient };
+  deps: () => { prisma: PrismaClient; limits?: ApiLimitsConfig };
   /** How often a stream looks for new tape rows (default 250 ms). */
   pollMs?: number;
   /** How often an idle stream sends a `: ping` comment, so proxies keep the connection (default 15 s). */
@@ -36,6 +37,62 @@ function isTerminalState(s: string): boolean {
   return isState(s) && isTerminal(s);
 }
 
+/**
+ * Open streams, per tenant and in all (README "Tenant limits"). Counted in this process: the pool they
+ * draw on is this instance's. take() checks and counts in one synchronous step, so concurrent opens
+ * cannot both get the last place; the release it returns is idempotent.
+ */
+function streamCounter() {
+  let total = 0;
+  const byTenant = new Map<string, number>();
+  return {
+    take(tenantId: string, limits: ApiLimitsConfig): () => void {
+      const mine = byTenant.get(tenantId) ?? 0;
+      const refuse = (limit: number, scope: "tenant" | "server") =>
+        new LoopSmithError(
+          "LS_ERR_STREAM_LIMIT",
+          scope === "tenant"
+            ? `This tenant has ${limit} event streams open, its limit; close one (or poll GET /goals/:id).`
+            : `This server has ${limit} event streams open, its limit; retry later (or poll GET /goals/:id).`,
+          { limit, scope },
+        );
+      if (limits.SSE_MAX_STREAMS_PER_TENANT > 0 && mine >= limits.SSE_MAX_STREAMS_PER_TENANT) throw refuse(limits.SSE_MAX_STREAMS_PER_TENANT, "tenant");
+      if (limits.SSE_MAX_STREAMS > 0 && total >= limits.SSE_MAX_STREAMS) throw refuse(limits.SSE_MAX_STREAMS, "server");
+      total++;
+      byTenant.set(tenantId, mine + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        total--;
+        const left = (byTenant.get(tenantId) ?? 1) - 1;
+        if (left > 0) byTenant.set(tenantId, left);
+        else byTenant.delete(tenantId);
+      };
+    },
+  };
+}
+
+/**
+ * At most `max` polls at once: the streams share these places, so that however many are open they never
+ * hold more than `max` of the pool's connections. A place is handed straight to the next waiter.
+ */
+function pollGate(max: () => number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active < max()) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
 export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app, opts) => {
   const pollMs = opts.pollMs ?? 250;
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
@@ -44,6 +101,9 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app,
   app.addHook("preClose", async () => {
     for (const stop of open) stop();
   });
+  const limits = () => opts.deps().limits ?? DEFAULT_LIMITS;
+  const counter = streamCounter();
+  const gate = pollGate(() => limits().SSE_MAX_CONCURRENT_POLLS);
 
   app.get(
     "/goals/:id/events",
@@ -82,6 +142,8 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app,
       const goal = await goalsOf(prisma, tenant.id).find(id);
       if (!goal) throw new LoopSmithError("LS_ERR_NOT_FOUND", `No goal ${id}.`);
       const resume = req.headers["last-event-id"] ?? req.query.last_event_id;
+      // Refused as JSON, like every error before the stream starts; from here the place is this stream's.
+      const release = counter.take(tenant.id, limits());
 
       // From here on the response is ours: Fastify neither serializes nor sends it. Headers set earlier
       // on the reply (rate limit) are carried over by hand.
@@ -96,10 +158,13 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app,
         "x-accel-buffering": "no",
       });
       if (req.method === "HEAD") {
+        release();
         res.end();
         return;
       }
       await streamTape(res, {
+        release,
+        gate,
         prisma,
         goalId: goal.id,
         after: resume === undefined ? -1 : Number(resume),
@@ -122,6 +187,9 @@ async function streamTape(
     heartbeatMs: number;
     open: Set<() => void>;
     warn: (err: unknown, msg: string) => void;
+    /** Gives the stream's place back (called once the stream is over, whichever way it ends). */
+    release: () => void;
+    gate: <T>(fn: () => Promise<T>) => Promise<T>;
   },
 ): Promise<void> {
   let closed = false;
@@ -130,6 +198,7 @@ async function streamTape(
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    o.release();
     o.open.delete(stop);
     wake();
     if (!res.writableEnded) res.end();
@@ -139,8 +208,10 @@ async function streamTape(
   const heartbeat = setInterval(() => {
     if (!closed) res.write(": ping\n\n");
   }, o.heartbeatMs);
+  // A client gone before the stream began (while the goal was looked up) has fired its close already.
+  if (res.destroyed) stop();
   const write = async (chunk: string) => {
-    if (res.write(chunk)) return;
+    if (res.write(chunk) || res.destroyed) return;
     // A slow reader: wait until the socket drains (or goes away) before reading more rows.
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -167,10 +238,12 @@ async function streamTape(
     while (!closed) {
       // The goal's state and the rows after `last` in one read: the state and the terminal row are written
       // in one transaction, so a terminal state here means every row is visible to the row query too.
-      const goal = await o.prisma.goal.findUnique({
-        where: { id: o.goalId },
-        select: { state: true, transitions: { where: { seq: { gt: last } }, orderBy: { seq: "asc" }, take: BATCH } },
-      });
+      const goal = await o.gate(() =>
+        o.prisma.goal.findUnique({
+          where: { id: o.goalId },
+          select: { state: true, transitions: { where: { seq: { gt: last } }, orderBy: { seq: "asc" }, take: BATCH } },
+        }),
+      );
       if (!goal) break; // deleted under us: nothing more will come
       let end: string | undefined;
       for (const row of goal.transitions) {

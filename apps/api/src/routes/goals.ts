@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { goalsOf, UUID } from "@loopsmith/db";
-import { resolveModelSpec, type ModelConfig } from "@loopsmith/models";
+import { goalsOf, openGoalCount, UUID } from "@loopsmith/db";
+import { defaultModelName, resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
   createGoalBody,
   createGoalResponse,
@@ -21,6 +21,7 @@ import {
 import { knownCheckIds, listChecks, validateCheckSpec, visibilityOf } from "@loopsmith/verifier";
 import { checkWebhookUrl } from "@loopsmith/webhooks";
 import { tenantOf } from "../auth";
+import { DEFAULT_LIMITS } from "../config";
 import type { Services } from "../services";
 
 function invalid(details: { path: string; message: string }[]): LoopSmithError {
@@ -74,7 +75,10 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
   try {
     model = resolveModelSpec(body.model, models);
   } catch (e) {
-    if (e instanceof LoopSmithError) throw new LoopSmithError(e.code, e.message, [{ path: "body.model.provider", message: e.message }]);
+    if (e instanceof LoopSmithError) {
+      const path = (e.details as { path?: string }[] | undefined)?.[0]?.path ?? "model.provider";
+      throw new LoopSmithError(e.code, e.message, [{ path: `body.${path}`, message: e.message }]);
+    }
     throw e;
   }
   // Pin the model name now, so the tape says which model ran even if the server default changes later.
@@ -84,11 +88,6 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
 
 function runsCode(id: string): boolean {
   return listChecks().some((c) => c.id === id && c.runsCode);
-}
-
-function defaultModelName(provider: Exclude<ModelSpec["provider"], "scripted">, c: ModelConfig): string | undefined {
-  if (provider === "openai-compatible") return c.OPENAI_COMPATIBLE_MODEL;
-  return provider === "anthropic" ? c.ANTHROPIC_MODEL : c.GOOGLE_MODEL;
 }
 
 export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async (app, opts) => {
@@ -101,7 +100,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
         tags: ["goals"],
         headers: idempotencyHeaders,
         body: createGoalBody,
-        response: { 202: createGoalResponse, 400: errorBody, 401: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
+        response: { 202: createGoalResponse, 400: errorBody, 401: errorBody, 408: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
       },
     },
     async (req, reply) => {
@@ -131,9 +130,15 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
       if (problems.length) throw invalid(problems);
       if (body.webhook) {
-        const check = await checkWebhookUrl(body.webhook.url, { allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS });
+        const check = await checkWebhookUrl(body.webhook.url, {
+          allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS,
+          lookupTimeoutMs: deps.webhooks.WEBHOOK_DNS_TIMEOUT_MS,
+        });
+        // What DNS said stays in the server's log; the client gets the reason without it.
+        if (!check.ok && check.detail) req.log.info({ detail: check.detail }, "webhook URL refused");
         if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
       }
+      await refuseOverOpenGoals(deps, tenant.id);
       let goal: { id: string; version: number };
       try {
         goal = await goals.create({
@@ -225,6 +230,19 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     },
   );
 };
+
+/**
+ * The tenant's cap on goals that have not ended (TENANT_MAX_OPEN_GOALS). Counted before the insert, so
+ * submits racing each other can pass it by as many as are in flight at once (the rate limit bounds
+ * those); replays of an accepted goal are answered before this and never refused.
+ */
+async function refuseOverOpenGoals(deps: Services, tenantId: string): Promise<void> {
+  const limit = (deps.limits ?? DEFAULT_LIMITS).TENANT_MAX_OPEN_GOALS;
+  if (limit <= 0) return;
+  const open = await openGoalCount(deps.prisma, tenantId, limit);
+  if (open < limit) return;
+  throw new LoopSmithError("LS_ERR_GOAL_LIMIT", `This tenant has ${limit} goals that have not ended, its limit; submit again when some have ended.`, { limit });
+}
 
 /** JSON with object keys sorted, so that the same body in another key order hashes the same. */
 function stableJson(v: unknown): string {

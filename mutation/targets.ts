@@ -1,0 +1,25 @@
+// What `npm run mutate` mutates, which unit tests (no services) must notice, and the score each target
+// must keep. Equivalent mutants (changes no test can observe because behaviour is the same) are marked in
+// the source with `// Stryker disable next-line <mutator>: <reason>`, so the reason sits beside the code.
+export interface MutationTarget {
+  name: string;
+  mutate: string[];
+  tests: string[];
+  /** Minimum mutation score, percent. */
+  threshold: number;
+}
+
+export const TARGETS: MutationTarget[] = [
+  { name: "machine", mutate: ["packages/machine/src/**/*.ts"], tests: ["packages/machine/test/**/*.test.ts"], threshold: 90 },
+  // The verifier in parts: the whole package is 6,500 mutants, and its large-artifact tests run for minutes
+  // once instrumented, so each part runs the unit tests that exercise it.
+  {
+    name: "checks-demo",
+    mutate: ["artifact-exists", "json-parses", "exits-clean", "no-blank-keys", "aliases", "top-is-argmax", "reconciles-total", "json-schema", "support"].map(
+      (f) => `packages/verifier/src/checks/${f}.ts`,
+    ),
+    tests: ["packages/verifier/test/checks.test.ts"],
+    threshold: 90,
+  },
+  { name: "progress", mutate: ["packages/agents/src/progress.ts"], tests: ["packages/agents/test/progress.test.ts"], threshold: 90 },
+];

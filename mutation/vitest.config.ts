@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+// The unit tests a mutation run uses: pure tests, no services. MUTATE_TESTS is a comma-separated list of
+// globs (set by scripts/mutate.ts for each target).
+export default defineConfig({
+  test: {
+    include: (process.env.MUTATE_TESTS ?? "packages/machine/test/**/*.test.ts").split(","),
+    testTimeout: 120_000,
+    reporters: ["dot"],
+  },
+});

@@ -1,0 +1,255 @@
+// Requests an attacker (or a broken client) sends: what they get back, and that they cost the API little.
+// Lone surrogates and duplicate keys, a body that never finishes arriving, large bodies, keys that are
+// wrong in interesting ways, a model name the operator never priced.
+import { connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoGoal } from "../../scripts/demo/scenario";
+import { startLoop, type Loop } from "../support/loop";
+
+type ErrorBody = { error: { code: string; message: string; details: { path: string; message: string }[] | null } };
+const ADMIN = "admin-key-for-tests-0123456789abcdef";
+
+let loop: Loop;
+let base: { host: string; port: number };
+let models: Loop;
+
+beforeAll(async () => {
+  loop = await startLoop({ runner: false, bodyTimeoutMs: 800, largeBodyConcurrency: 1, env: { ADMIN_API_KEY: ADMIN } });
+  await loop.app.listen({ host: "127.0.0.1", port: 0 });
+  base = { host: "127.0.0.1", port: (loop.app.server.address() as AddressInfo).port };
+  models = await startLoop({
+    runner: false,
+    env: { OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_COMPATIBLE_MODEL: "local-coder-7b", ANTHROPIC_API_KEY: "sk-test" },
+  });
+});
+afterAll(async () => {
+  await loop?.close();
+  await models?.close();
+});
+
+/** Posts raw JSON text (so that it can hold what JSON.stringify would never write). */
+async function postText(l: Loop, text: string) {
+  const res = await l.app.inject({
+    method: "POST",
+    url: "/goals",
+    headers: { "content-type": "application/json", authorization: `Bearer ${l.tenant.api_key}` },
+    payload: text,
+  });
+  return { status: res.statusCode, body: res.json() as ErrorBody };
+}
+
+const goalCount = (l: Loop) => l.prisma.goal.count({ where: { tenantId: l.tenant.tenant_id } });
+
+/**
+ * A raw HTTP exchange: headers now, the body as `send` decides. Resolves when the server closes the
+ * connection (or after 5 s) with the response text, how long after the headers it started (ms), and
+ * whether the server closed.
+ */
+function rawRequest(headers: string, send?: (s: Socket) => void) {
+  const started = Date.now();
+  const socket = connect(base.port, base.host);
+  let text = "";
+  let firstByte: number | undefined;
+  socket.on("data", (d) => {
+    firstByte ??= Date.now() - started;
+    text += d.toString();
+  });
+  socket.write(headers);
+  send?.(socket);
+  return new Promise<{ text: string; ms: number; closed: boolean }>((resolve) => {
+    const done = (closed: boolean) => resolve({ text, ms: firstByte ?? Date.now() - started, closed });
+    socket.on("close", () => done(true));
+    socket.on("error", () => undefined);
+    setTimeout(() => {
+      done(false);
+      socket.destroy();
+    }, 5000);
+  });
+}
+
+describe("JSON that JSON.parse accepts but a store must not", () => {
+  it("refuses a lone surrogate with 400 and its path: in a check param (was a 500), the objective (was replaced by U+FFFD) and a key", async () => {
+    const before = await goalCount(loop);
+    const goal = JSON.stringify(demoGoal({ checks: [{ id: "json_assert", params: { path: "/x", op: "eq", value: "PLACEHOLDER" } }] }));
+    const cases = [
+      [goal.replace('"PLACEHOLDER"', '"a\\ud800b"'), "body.checks.0.params.value"],
+      [JSON.stringify(demoGoal({ objective: "OBJ" })).replace('"OBJ"', '"sum \\udc00 the sales"'), "body.objective"],
+      [goal.replace('"value":', '"\\ud83d":1,"value":'), "body.checks.0.params.\ufffd"],
+    ] as const;
+    for (const [text, path] of cases) {
+      const res = await postText(loop, text);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.code).toBe("LS_ERR_VALIDATION");
+      expect(res.body.error.details?.[0]?.path).toBe(path);
+      expect(res.body.error.details?.[0]?.message).toMatch(/lone UTF-16 surrogate/);
+    }
+    // A well-formed pair, escaped or not, is a character like any other.
+    const pair = await postText(loop, JSON.stringify(demoGoal({ objective: "OBJ" })).replace('"OBJ"', '"sum the sales \\ud83d\\ude00 😀"'));
+    expect(pair.status, JSON.stringify(pair.body)).toBe(202);
+    expect(await goalCount(loop)).toBe(before + 1);
+  });
+
+  it("refuses a key that appears twice in one object, with its path, at any depth", async () => {
+    const before = await goalCount(loop);
+    const goal = JSON.stringify(demoGoal({ max_attempts: 2 }));
+    const cases = [
+      [goal.replace('"max_attempts":2', '"max_attempts":2,"max_attempts":5'), "body.max_attempts"],
+      [goal.replace('"objective":', '"objective":"first","objective":'), "body.objective"],
+      // The same key spelled with an escape is the same key.
+      [goal.replace('"max_attempts":2', '"max_attempts":2,"max_\\u0061ttempts":5'), "body.max_attempts"],
+      [goal.replace('"name":"sales.csv"', '"name":"sales.csv","name":"other.csv"'), "body.inputs.0.name"],
+    ] as const;
+    for (const [text, path] of cases) {
+      const res = await postText(loop, text);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.details?.[0]?.path).toBe(path);
+      expect(res.body.error.details?.[0]?.message).toMatch(/appears more than once/);
+    }
+    // The same key in two different objects, and key-like text inside strings, are fine.
+    const fine = JSON.stringify(demoGoal({ objective: 'say "max_attempts": 1, {"a":1,"a":2} \\ quoted', inputs: [{ name: "a.csv", text: "x" }, { name: "b.csv", text: "y" }] }));
+    const ok = await postText(loop, fine);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+    expect(await goalCount(loop)).toBe(before + 1);
+  });
+
+  it("an Idempotency-Key retry with a duplicated key is refused, not matched against the merged body", async () => {
+    const key = `dup-${Date.now()}`;
+    const text = JSON.stringify(demoGoal({ max_attempts: 2 }));
+    const first = await loop.app.inject({
+      method: "POST",
+      url: "/goals",
+      headers: { "content-type": "application/json", authorization: `Bearer ${loop.tenant.api_key}`, "idempotency-key": key },
+      payload: text,
+    });
+    expect(first.statusCode).toBe(202);
+    const sneaky = await loop.app.inject({
+      method: "POST",
+      url: "/goals",
+      headers: { "content-type": "application/json", authorization: `Bearer ${loop.tenant.api_key}`, "idempotency-key": key },
+      payload: text.replace('"max_attempts":2', '"max_attempts":50,"max_attempts":2'),
+    });
+    expect(sneaky.statusCode).toBe(400);
+    expect(sneaky.headers["idempotent-replayed"]).toBeUndefined();
+  });
+});
+
+describe("bodies on the wire", () => {
+  it("a body that trickles in is cut off with 408 LS_ERR_BODY_TIMEOUT and a closed connection", async () => {
+    const before = await goalCount(loop);
+    const body = JSON.stringify(demoGoal());
+    let timer: NodeJS.Timeout | undefined;
+    const res = await rawRequest(
+      `POST /goals HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${loop.tenant.api_key}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      (s) => {
+        let i = 0;
+        timer = setInterval(() => !s.destroyed && s.write(body[i++] ?? ""), 50);
+      },
+    );
+    clearInterval(timer);
+    expect(res.text).toMatch(/^HTTP\/1\.1 408/);
+    expect(res.text).toContain("LS_ERR_BODY_TIMEOUT");
+    expect(res.closed).toBe(true);
+    expect(res.ms).toBeGreaterThanOrEqual(700);
+    expect(res.ms).toBeLessThan(4000);
+    expect(await goalCount(loop)).toBe(before);
+  });
+
+  it("a request without a valid key is answered before its body is read: tenant and admin routes alike", async () => {
+    const headers = (url: string, auth: string) =>
+      `POST ${url} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${auth}Content-Length: ${10 * 1024 * 1024}\r\n\r\n`;
+    // Not one byte of the promised 10 MB is ever sent: an answer can only come from the headers.
+    const noKey = await rawRequest(headers("/goals", ""));
+    expect(noKey.text).toMatch(/^HTTP\/1\.1 401/);
+    expect(noKey.ms).toBeLessThan(2000);
+    expect(noKey.closed).toBe(true);
+    const wrongAdmin = await rawRequest(headers("/admin/dead-letters/00000000-0000-0000-0000-000000000000/retry", "Authorization: Bearer not-the-admin-key\r\n"));
+    expect(wrongAdmin.text).toMatch(/^HTTP\/1\.1 403/);
+    expect(wrongAdmin.ms).toBeLessThan(2000);
+    expect(wrongAdmin.closed).toBe(true);
+  });
+
+  it("large bodies take turns (one slot here); small ones do not wait for them", async () => {
+    const big = JSON.stringify(demoGoal({ inputs: [{ name: "big.csv", text: "a,b\n".repeat(300_000) }] }));
+    const head = (len: number) =>
+      `POST /goals HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${loop.tenant.api_key}\r\nContent-Length: ${len}\r\nConnection: close\r\n\r\n`;
+    // The first holds the only large-body slot by sending half its body and stalling until its deadline.
+    const holder = rawRequest(head(big.length), (s) => s.write(big.slice(0, big.length / 2)));
+    await new Promise((r) => setTimeout(r, 150));
+    const small = JSON.stringify(demoGoal());
+    const [second, smallRes] = await Promise.all([
+      rawRequest(head(big.length), (s) => s.write(big)),
+      rawRequest(head(small.length), (s) => s.write(small)),
+    ]);
+    expect(smallRes.text).toMatch(/^HTTP\/1\.1 202/);
+    expect(smallRes.ms).toBeLessThan(600);
+    expect((await holder).text).toMatch(/^HTTP\/1\.1 408/);
+    // The second large body was only read once the slot was free: after the holder's 800 ms deadline.
+    expect(second.text).toMatch(/^HTTP\/1\.1 202/);
+    expect(second.ms).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe("keys", () => {
+  it("a non-ASCII admin key of the admin key's length is a 403, not a 500", async () => {
+    for (const key of ["é".repeat(ADMIN.length), "x".repeat(ADMIN.length), "ключ".repeat(3), `${ADMIN}x`]) {
+      const res = await loop.request("GET", "/admin/dead-letters", { key });
+      expect(res.status, key).toBe(403);
+      expect((res.body as unknown as ErrorBody).error.code).toBe("LS_ERR_FORBIDDEN");
+    }
+    expect((await loop.request("GET", "/admin/dead-letters", { key: ADMIN })).status).toBe(200);
+  });
+
+  it("an address that keeps failing to authenticate is refused with 429 until the window ends, keys valid or not", async () => {
+    const limited = await startLoop({ runner: false, env: { ADMIN_API_KEY: ADMIN, AUTH_FAILURES_PER_MINUTE: "3" } });
+    try {
+      const statuses: number[] = [];
+      for (const [url, key] of [["/goals", "lsk_wrong1"], ["/admin/dead-letters", `${ADMIN}0`], ["/goals", "lsk_wrong3"]] as const)
+        statuses.push((await limited.request("GET", url, { key })).status);
+      expect(statuses).toEqual([401, 403, 401]);
+      const refused = await limited.request("GET", "/goals", {});
+      expect(refused.status).toBe(429);
+      expect((refused.body as unknown as ErrorBody).error.code).toBe("LS_ERR_RATE_LIMITED");
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      // Health stays open to everyone.
+      expect((await limited.request("GET", "/healthz", { key: null })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("admin requests count against the request limit too", async () => {
+    const limited = await startLoop({ runner: false, env: { ADMIN_API_KEY: ADMIN, RATE_LIMIT_PER_MINUTE: "2" } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await limited.request("GET", "/admin/dead-letters", { key: ADMIN })).status);
+      expect(statuses).toEqual([200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe("model names", () => {
+  it("a model name not on the server's allow-list is a 400 at body.model.model, and nothing is stored", async () => {
+    const before = await goalCount(models);
+    for (const [provider, model] of [
+      ["openai-compatible", "gpt-5-pro-unpriced"],
+      ["anthropic", "claude-opus-99"],
+      ["anthropic", "gemini-2.5-pro"],
+    ] as const) {
+      const res = await models.post(demoGoal({ model: { provider, model } }));
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      const err = (res.body as unknown as ErrorBody).error;
+      expect(err.code).toBe("LS_ERR_MODEL_NOT_ALLOWED");
+      expect(err.details).toEqual([{ path: "body.model.model", message: err.message }]);
+      expect(err.message).toContain(`"${model}"`);
+    }
+    expect(await goalCount(models)).toBe(before);
+    // The configured default and the built-in priced names are accepted.
+    for (const model of [{ provider: "openai-compatible", model: "local-coder-7b" }, { provider: "anthropic", model: "claude-haiku-4-5" }, { provider: "anthropic" }]) {
+      const res = await models.post(demoGoal({ model }));
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+    }
+  });
+});
