@@ -1,15 +1,20 @@
 // Benchmark: the running example (3 attempts, scripted model) end to end through the HTTP API, against
 // real API and runner processes, Postgres, Redis and Docker. Prints where a goal's time goes.
 //
-//   npx tsx bench/closed-loop.ts [--goals 10] [--concurrent 1]
+//   npx tsx bench/closed-loop.ts [--goals 10] [--concurrent 1] [--pool 0,default]
 //
 // --concurrent N submits N goals at a time (the runner takes RUNNER_CONCURRENCY from the environment).
+// --pool runs the whole bench once per SANDBOX_POOL_SIZE listed, one after the other in this run
+// ("default": the runner's own, RUNNER_CONCURRENCY; 0: no pool, every run in a container started for it),
+// and ends with the EXECUTE times side by side: the sandbox pool's before and after (issue 12).
 import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "../scripts/demo/scenario";
 import { runGoal, startStack, timeInStates } from "../scripts/lib/stack";
 
-const { values } = parseArgs({ options: { goals: { type: "string", default: "10" }, concurrent: { type: "string", default: "1" } } });
+const { values } = parseArgs({
+  options: { goals: { type: "string", default: "10" }, concurrent: { type: "string", default: "1" }, pool: { type: "string", default: "default" } },
+});
 const total = Number(values.goals);
 const concurrent = Number(values.concurrent);
 
@@ -19,37 +24,47 @@ const pct = (xs: number[], p: number) => {
 };
 const stat = (xs: number[]) => `median ${pct(xs, 50)} ms, p90 ${pct(xs, 90)} ms`;
 
-const stack = await startStack({ ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: `loopsmith-bench-${process.pid}` });
-try {
-  console.log(`api + runner ready in ${Math.round(stack.startMs)} ms`);
-  // One warm-up goal: first-use costs (connections, module loading) are not what is measured.
-  await runGoal<GoalView>(stack, demoGoal());
+const summary: string[] = [];
+for (const size of values.pool.split(",")) {
+  const env: Record<string, string | undefined> = { ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: `loopsmith-bench-${process.pid}-${size}` };
+  if (size !== "default") env.SANDBOX_POOL_SIZE = size;
+  console.log(`-- SANDBOX_POOL_SIZE=${env.SANDBOX_POOL_SIZE ?? "(default: RUNNER_CONCURRENCY)"}`);
+  const stack = await startStack(env);
+  try {
+    console.log(`api + runner ready in ${Math.round(stack.startMs)} ms`);
+    // One warm-up goal: first-use costs (connections, module loading) are not what is measured.
+    await runGoal<GoalView>(stack, demoGoal());
 
-  const goals: GoalView[] = [];
-  const started = performance.now();
-  for (let i = 0; i < total; i += concurrent) {
-    const batch = Array.from({ length: Math.min(concurrent, total - i) }, () => runGoal<GoalView>(stack, demoGoal()));
-    for (const { goal } of await Promise.all(batch)) {
-      if (goal.tape !== EXPECTED_TAPE) throw new Error(`unexpected tape ${goal.tape}`);
-      goals.push(goal);
+    const goals: GoalView[] = [];
+    const started = performance.now();
+    for (let i = 0; i < total; i += concurrent) {
+      const batch = Array.from({ length: Math.min(concurrent, total - i) }, () => runGoal<GoalView>(stack, demoGoal()));
+      for (const { goal } of await Promise.all(batch)) {
+        if (goal.tape !== EXPECTED_TAPE) throw new Error(`unexpected tape ${goal.tape}`);
+        goals.push(goal);
+      }
     }
-  }
-  const elapsed = performance.now() - started;
+    const elapsed = performance.now() - started;
 
-  const states = goals.map((g) => timeInStates(g.transitions));
-  const col = (f: (g: GoalView, s: Record<string, number>) => number) => goals.map((g, i) => Math.round(f(g, states[i]!)));
-  console.log(`${goals.length} goals, ${concurrent} at a time, in ${(elapsed / 1000).toFixed(1)} s (${((goals.length / elapsed) * 60_000).toFixed(1)} goals/min)`);
-  console.log(`goal wall (POST to verified):          ${stat(col((g) => g.cost.wall_time_ms))}`);
-  console.log(`  in EXECUTE (3 container runs):       ${stat(col((_, s) => s.execute ?? 0))}`);
-  console.log(`    of which the programs ran:         ${stat(col((g) => g.cost.sandbox_ms))}`);
-  console.log(`  in PLAN/GENERATE/REFINE (4 turns):   ${stat(col((_, s) => (s.plan ?? 0) + (s.generate ?? 0) + (s.refine ?? 0)))}`);
-  console.log(`  in INSPECT (checks + 3 turns):       ${stat(col((_, s) => s.inspect ?? 0))}`);
-  console.log(`  model latency reported (scripted):   ${stat(col((g) => g.cost.model_latency_ms))}`);
-  console.log(`per EXECUTE step:                      ${stat(goals.flatMap((g) => timeInStatesList(g, "execute")))}`);
-  console.log(`per model step (PLAN/GENERATE/REFINE): ${stat(goals.flatMap((g) => ["plan", "generate", "refine"].flatMap((s) => timeInStatesList(g, s))))}`);
-} finally {
-  await stack.stop();
+    const states = goals.map((g) => timeInStates(g.transitions));
+    const col = (f: (g: GoalView, s: Record<string, number>) => number) => goals.map((g, i) => Math.round(f(g, states[i]!)));
+    console.log(`${goals.length} goals, ${concurrent} at a time, in ${(elapsed / 1000).toFixed(1)} s (${((goals.length / elapsed) * 60_000).toFixed(1)} goals/min)`);
+    console.log(`goal wall (POST to verified):          ${stat(col((g) => g.cost.wall_time_ms))}`);
+    console.log(`  in EXECUTE (3 container runs):       ${stat(col((_, s) => s.execute ?? 0))}`);
+    console.log(`    of which the programs ran:         ${stat(col((g) => g.cost.sandbox_ms))}`);
+    console.log(`  in PLAN/GENERATE/REFINE (4 turns):   ${stat(col((_, s) => (s.plan ?? 0) + (s.generate ?? 0) + (s.refine ?? 0)))}`);
+    console.log(`  in INSPECT (checks + 3 turns):       ${stat(col((_, s) => s.inspect ?? 0))}`);
+    console.log(`  model latency reported (scripted):   ${stat(col((g) => g.cost.model_latency_ms))}`);
+    console.log(`per EXECUTE step:                      ${stat(goals.flatMap((g) => timeInStatesList(g, "execute")))}`);
+    console.log(`per model step (PLAN/GENERATE/REFINE): ${stat(goals.flatMap((g) => ["plan", "generate", "refine"].flatMap((s) => timeInStatesList(g, s))))}`);
+    summary.push(
+      `pool ${size.padEnd(8)} EXECUTE per goal ${stat(col((_, s) => s.execute ?? 0))}; per EXECUTE step ${stat(goals.flatMap((g) => timeInStatesList(g, "execute")))}`,
+    );
+  } finally {
+    await stack.stop();
+  }
 }
+if (summary.length > 1) console.log(`\n${summary.join("\n")}`);
 
 function timeInStatesList(g: GoalView, state: string): number[] {
   return g.transitions.flatMap((t, i) => (t.to === state && g.transitions[i + 1] ? [Date.parse(g.transitions[i + 1]!.at) - Date.parse(t.at)] : []));

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { loadRunnerConfig } from "../apps/runner/src/config";
-import { PURPOSE_LABEL, RUNNER_LABEL, SANDBOX_LABEL, dockerClient } from "@loopsmith/sandbox";
+import { RUNNER_LABEL, SANDBOX_LABEL, dockerClient, sandboxPurpose } from "@loopsmith/sandbox";
 import { QUEUES } from "@loopsmith/schemas";
 import { program, SCRIPT_CRASHES, scriptedGoal } from "../scripts/demo/scenario";
 import { spawnTs, type Spawned } from "../scripts/lib/proc";
@@ -40,7 +40,8 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const docker = dockerClient(settings.DOCKER_HOST);
 async function runningContainerOwner(): Promise<string | null> {
-  const list = await docker.listContainers({ filters: { label: [`${SANDBOX_LABEL}=1`, `${PURPOSE_LABEL}=program`], status: ["running"] } });
+  // A pool container's purpose is in its name once handed out (issue 12), see sandboxPurpose.
+  const list = (await docker.listContainers({ filters: { label: [`${SANDBOX_LABEL}=1`], status: ["running"] } })).filter((c) => sandboxPurpose(c) === "program");
   const ours = list.map((c) => c.Labels[RUNNER_LABEL]).filter((id): id is string => !!id && runners.has(id));
   return ours[0] ?? null;
 }

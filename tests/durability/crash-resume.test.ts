@@ -68,7 +68,7 @@ async function assertLikeReference(loop: Loop, id: string, ref: Reference, deadR
   expect([final.cost.tokens_in, final.cost.tokens_out]).toEqual([ref.goal.cost.tokens_in + abortedTokens[0]!, ref.goal.cost.tokens_out + abortedTokens[1]!]);
 
   // The dead runner's containers are removed by the live runner's sweep once its heartbeat expired.
-  const left = await waitUntil(`the containers of ${deadRunner} to be removed`, async () => ((await containersOf(deadRunner)).length === 0 ? "gone" : null), 15_000, 250);
+  const left = await waitUntil(`the containers of ${deadRunner} to be removed`, async () => ((await containersOf(deadRunner, undefined, { withIdle: true })).length === 0 ? "gone" : null), 15_000, 250);
   return { goal, final, rows, calls, containersLeft: left === "gone" ? 0 : -1 };
 }
 

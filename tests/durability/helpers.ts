@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { promisify } from "node:util";
 import type { PrismaClient } from "@loopsmith/db";
-import { dockerClient, PURPOSE_LABEL, RUNNER_LABEL, type RunPurpose, SANDBOX_LABEL } from "@loopsmith/sandbox";
+import { dockerClient, RUNNER_LABEL, type RunPurpose, SANDBOX_LABEL, sandboxPurpose } from "@loopsmith/sandbox";
 import { startFakeOpenAI, type FakeAnswer, type FakeOpenAI } from "../../packages/models/test/support/fake-openai";
 import { demoGoal, demoScript, INSPECT_VERIFIED, program, SCRIPT_CORRECT } from "../../scripts/demo/scenario";
 import { REDIS_URL } from "../support/services";
@@ -56,11 +56,16 @@ export const fakeGoal = () => demoGoal({ model: { provider: "openai-compatible" 
 
 // ------------------------------------------------------------------------------ what a goal left
 /** Sandbox containers (running or not) labelled with this runner's id. */
-/** A runner's sandbox containers; with `purpose`, only those (a goal's "program", not the self-test's "probe"s). */
-export async function containersOf(runnerId: string, purpose?: RunPurpose): Promise<{ id: string; state: string }[]> {
-  const label = [`${SANDBOX_LABEL}=1`, `${RUNNER_LABEL}=${runnerId}`, ...(purpose ? [`${PURPOSE_LABEL}=${purpose}`] : [])];
-  const list = await docker.listContainers({ all: true, filters: { label } });
-  return list.map((c) => ({ id: c.Id.slice(0, 12), state: c.State }));
+/**
+ * A runner's sandbox containers; with `purpose`, only those (a goal's "program", not the self-test's
+ * "probe"s). The pool's idle containers (issue 12) are not a goal's and count only with `withIdle`; a pool
+ * container's purpose is in its name once handed out (its labels were fixed before), see sandboxPurpose.
+ */
+export async function containersOf(runnerId: string, purpose?: RunPurpose, opts: { withIdle?: boolean } = {}): Promise<{ id: string; state: string }[]> {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, `${RUNNER_LABEL}=${runnerId}`] } });
+  return list
+    .filter((c) => (purpose ? sandboxPurpose(c) === purpose : opts.withIdle === true || sandboxPurpose(c) !== "idle"))
+    .map((c) => ({ id: c.Id.slice(0, 12), state: c.State }));
 }
 
 /** The goal's tape rows, in order, straight from the database. */

@@ -7,12 +7,12 @@ import { expect } from "vitest";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, PURPOSE_LABEL, RUNNER_LABEL, sandboxImageTag } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
 import { apiLimitsConfigSchema } from "../../apps/api/src/config";
-import { runnerConfigSchema } from "../../apps/runner/src/config";
+import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
@@ -93,7 +93,17 @@ export async function startLoop(
     },
   });
   const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
-  const sandbox = createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: opts.sandboxImage ?? sandboxImageTag(), runnerId: prefix, log });
+  // Pooled as a runner's (issue 12): every goal-level test runs its programs on the pooled path.
+  const sandbox = createDockerSandbox({
+    docker: dockerClient(opts.dockerHost),
+    image: opts.sandboxImage ?? sandboxImageTag(),
+    runnerId: prefix,
+    log,
+    pool: sandboxPoolOptions(runnerConfig),
+  });
+  sandbox.start();
+  // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
+  if (sandbox.poolStats().target > 0) await sandbox.warm({ timeoutMs: 120_000 });
   let runner: Runner | undefined;
   const startRunner = async () => {
     runner = createRunner({
@@ -157,6 +167,7 @@ export async function startLoop(
   };
   const close = async () => {
     await runner?.close();
+    await sandbox.close();
     await app.close();
     await queue.obliterate({ force: true }).catch(() => undefined);
     await webhookQueue.obliterate({ force: true }).catch(() => undefined);
@@ -165,7 +176,7 @@ export async function startLoop(
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 
@@ -207,20 +218,26 @@ export function executionEvidence(goal: GoalView) {
   };
 }
 
-/** Sandbox containers the engine created for `runnerId` since `sinceMs` (from its event log, so removed ones count too). */
+/**
+ * Programs the engine ran for `runnerId` since `sinceMs`, from its event log (so removed containers count
+ * too): containers created for a program, and pool containers renamed for one when handed out (issue 12:
+ * a pool container's labels were fixed before its purpose was known; its name carries it, see sandboxPurpose).
+ * The goal's programs only, not the evaluator's probes (issue 11) nor the checks' own runs.
+ */
 export async function sandboxRunsSince(runnerId: string, sinceMs: number): Promise<number> {
   const stream = await dockerClient().getEvents({
     since: Number((sinceMs / 1000).toFixed(3)),
     until: Number((Date.now() / 1000).toFixed(3)),
-    // The goal's programs only, not the evaluator's probes (issue 11) nor the checks' own runs.
-    filters: { type: ["container"], event: ["create"], label: [`${RUNNER_LABEL}=${runnerId}`, `${PURPOSE_LABEL}=program`] },
+    filters: { type: ["container"], event: ["create", "rename"], label: [`${RUNNER_LABEL}=${runnerId}`] },
   });
   const chunks: Buffer[] = [];
   for await (const c of stream as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
   return Buffer.concat(chunks)
     .toString("utf8")
     .split("\n")
-    .filter((l) => l.trim()).length;
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { Actor?: { Attributes?: Record<string, string> } })
+    .filter((e) => sandboxPurpose({ Names: [e.Actor?.Attributes?.name ?? ""], Labels: e.Actor?.Attributes }) === "program").length;
 }
 
 /**
@@ -236,5 +253,8 @@ export async function expectOneOutcome(loop: Loop, goal: GoalView, sinceMs: numb
   expect(goal.attempts).toBe(1);
   expect(goal.executions).toHaveLength(1);
   expect(await sandboxRunsSince(loop.prefix, sinceMs)).toBe(1);
-  expect(await dockerClient().listContainers({ all: true, filters: { label: [`${RUNNER_LABEL}=${loop.prefix}`] } })).toEqual([]);
+  // The pool's idle containers aside (they never ran anything), and once the run's container is removed.
+  await loop.sandbox.settled();
+  const left = await dockerClient().listContainers({ all: true, filters: { label: [`${RUNNER_LABEL}=${loop.prefix}`] } });
+  expect(left.filter((c) => sandboxPurpose(c) !== "idle")).toEqual([]);
 }

@@ -17,6 +17,17 @@ export const runnerConfigSchema = baseConfigSchema
     // How long SIGTERM waits for the job in hand before releasing it back to the queue.
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
     SELF_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    // The sandbox pool (issue 12): idle pre-started containers kept per runner (unset: RUNNER_CONCURRENCY;
+    // 0: none, every run starts its own), replaced after SANDBOX_POOL_TTL_MS idle, and never more than
+    // SANDBOX_POOL_MAX_IDLE_MB of memory limits idle at once. SANDBOX_PREIMPORT: the modules the waiting
+    // interpreter imports (comma-separated; "" turns pre-import off: every program in a pristine process).
+    SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
+    SANDBOX_POOL_TTL_MS: z.coerce.number().int().min(10_000).default(600_000),
+    SANDBOX_POOL_MAX_IDLE_MB: z.coerce.number().int().min(0).default(2048),
+    SANDBOX_PREIMPORT: z
+      .string()
+      .regex(/^$|^[A-Za-z_][A-Za-z0-9_.]*(,[A-Za-z_][A-Za-z0-9_.]*)*$/, "comma-separated module names, or empty")
+      .default("numpy,pandas"),
     // A job whose runner stops renewing its lock (the process died) is handed to another runner once the
     // lock has lapsed (renewed every WORKER_LOCK_MS / 2, so 1/2 to 1 lock after the death) and a stalled-
     // job check has seen it twice: BullMQ's check marks the active jobs on one pass and moves those still
@@ -72,6 +83,16 @@ export const runnerConfigSchema = baseConfigSchema
     RECEIPT_KEY_FILE: z.string().min(1).optional(),
   });
 export type RunnerConfig = z.output<typeof runnerConfigSchema>;
+
+/** The sandbox pool's settings from the runner's config (see createDockerSandbox). */
+export function sandboxPoolOptions(config: Pick<RunnerConfig, "SANDBOX_POOL_SIZE" | "SANDBOX_POOL_TTL_MS" | "SANDBOX_POOL_MAX_IDLE_MB" | "SANDBOX_PREIMPORT" | "RUNNER_CONCURRENCY">) {
+  return {
+    size: config.SANDBOX_POOL_SIZE ?? config.RUNNER_CONCURRENCY,
+    ttlMs: config.SANDBOX_POOL_TTL_MS,
+    maxIdleBytes: config.SANDBOX_POOL_MAX_IDLE_MB * 1024 * 1024,
+    preimport: config.SANDBOX_PREIMPORT.split(",").filter((m) => m.length > 0),
+  };
+}
 
 export function loadRunnerConfig(env: Record<string, string | undefined>): Readonly<RunnerConfig> {
   return parseConfig(runnerConfigSchema, env);

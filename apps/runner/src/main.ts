@@ -6,7 +6,7 @@ import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadWebhookSecretBox } from "@loopsmith/webhooks";
-import { loadRunnerConfig } from "./config";
+import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
 import { createRunner } from "./runtime";
 import { sandboxSelfCheck } from "./self-check";
@@ -29,7 +29,9 @@ const log = createLogger({ name: "loopsmith-runner", level: config.LOG_LEVEL }).
 const docker = dockerClient(config.DOCKER_HOST);
 const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
 // Namespaced by the queue prefix: runners of other prefixes sharing this Docker engine leave our containers be.
-const sandbox = createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log });
+// Its pool starts filling after the leftover sweep below (which would take the new containers for ours
+// from a previous life) and is drained on shutdown.
+const sandbox = createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log, pool: sandboxPoolOptions(config) });
 
 // BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
 const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
@@ -82,6 +84,7 @@ try {
       isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1,
     }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
+  sandbox.start();
   // Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the
   // sandbox kills a program at its time limit.
   const [check, probe] = await Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]);
@@ -102,9 +105,14 @@ async function shutdown(signal: string) {
   const timer = setTimeout(() => {
     // Past the grace period, release the job: its lock lapses and another runner picks it up.
     log.warn("grace period over: releasing active jobs");
-    void runner.close(true).finally(() => process.exit(0));
+    void runner
+      .close(true)
+      .then(() => sandbox.close())
+      .finally(() => process.exit(0));
   }, config.SHUTDOWN_GRACE_MS);
   await runner.close();
+  // No idle container outlives the runner (the leftover sweep would find them, but later).
+  await sandbox.close();
   clearTimeout(timer);
   await Promise.allSettled([connection.quit(), prisma.$disconnect()]);
   log.info("stopped");

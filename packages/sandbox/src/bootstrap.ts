@@ -2,20 +2,36 @@
 // archive API cannot write into a tmpfs under a read-only root, and the tmpfs is gone once the container
 // stops: so files travel through the process's own stdin and stdout instead.
 //
-// Protocol (one run per container):
-//   stdin:  one JSON line {marker, argv, limits} followed by a tar of the inputs (inputs/<name>), the work
-//           files (<relative path>) and the script (<filename>), all extracted under /work.
-//   then:   argv runs with cwd /work, stdin /dev/null, and the container's own stdout/stderr.
-//   stdout: whatever the program printed, then the marker, one JSON line {exitCode, errors}, and a tar of
-//           the regular files under /work/out. The marker is random per run and reaches the container only
-//           through stdin; the bootstrap makes itself non-dumpable so that the program, running under the
-//           same uid, cannot read it out of the bootstrap's memory or write to its stdout through /proc.
+// Protocol (one run per container, whether the container was started for the run or waited in the pool):
+//   argv:   python3 [-I -S] -c BOOTSTRAP_PY [module...]: the modules are imported before anything else
+//           (the pool's pre-import; a cold container imports none and runs with -I -S).
+//   stdout: READY once the interpreter is up and the modules are imported.
+//   fork:   the bootstrap forks the program's future process now, BEFORE reading stdin. That child holds a
+//           copy of a memory that never contained the marker, swaps its stdin for /dev/null, and waits on a
+//           pipe for {argv, env, inProcess}: nothing else of the request ever reaches it.
+//   stdin:  one JSON line {marker, argv, env, inProcess, limits} followed by a tar of the inputs
+//           (inputs/<name>), the work files (<relative path>) and the script (<filename>), all extracted
+//           under /work by the parent, which then writes ACK (the request arrived: a container that
+//           never acknowledged never ran a program) and sends the child its go.
+//   then:   the child runs argv with cwd /work, stdin /dev/null, the container's stdout/stderr, and the
+//           environment the container had plus the request's env. inProcess (pool containers, argv
+//           `python3 <file> args...`): it runs the file as __main__ in the pre-imported interpreter, set up
+//           as `python3 <file>` would be (sys.argv, sys.path[0], __file__, exit status, the traceback of an
+//           uncaught exception); otherwise it execs argv, a pristine process.
+//   stdout: whatever the program printed, then the marker, one JSON line {exitCode, errors}, a tar of
+//           the regular files under /work/out, and the marker again (stderr ends with the marker too). The marker is random per run and reaches only the parent,
+//           through stdin, after the fork; the parent makes itself non-dumpable so that the program,
+//           running under the same uid, cannot read it out of the parent's memory, its stdin or its
+//           /proc entries, nor write to its stdout through /proc.
 //   exit:   the program's exit code (128+N for signal N), so the outcome survives a lost trailer.
 //
-// Python because the image has it (tarfile, dir_fd opens with O_NOFOLLOW, prctl via ctypes); -I -S keep the
-// caller's PYTHON* variables and site-packages out of the bootstrap itself.
+// Python because the image has it (tarfile, dir_fd opens with O_NOFOLLOW, prctl via ctypes). A cold
+// container's -I -S keep the caller's PYTHON* variables and site-packages out of the bootstrap itself; a
+// pool container's interpreter is a normal one (the program runs in it, and it needs site-packages for
+// the pre-import), started with the fixed base environment before any request exists, and its parent
+// drops /work and /tmp from its module path, so nothing the program writes can be imported by it.
 export const BOOTSTRAP_PY = String.raw`
-import ctypes, json, os, signal, stat, subprocess, sys, tarfile
+import ctypes, json, os, select, signal, stat, sys, tarfile
 
 WORK = "/work"
 OUT = "/work/out"
@@ -172,22 +188,225 @@ def send(out, files):
                 tf.addfile(ti, f)
 
 
+# The stdout preamble, written by this bootstrap before the program can run, so that the host strips it
+# off deterministically: READY once the interpreter is up (and its libraries pre-imported), ACK once the
+# request's header line arrived (a container that never acknowledged never ran a program).
+READY = b"\0loopsmith-ready\n"
+ACK = b"\0loopsmith-go\n"
+
+
+def preimport(names):
+    for name in names:
+        try:
+            __import__(name)
+        except Exception:
+            pass  # the program meets the failure itself, with its own traceback, if it imports the module
+
+
+def run_in_process(argv, env, path, orig_path, done):
+    # What "python3 <file> args..." would set up, in this already started (and pre-imported) interpreter.
+    import atexit, builtins, gc, importlib, importlib.machinery, site, types
+    before = set(sys.modules)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = list(argv[1:])
+    sys.orig_argv = list(argv)
+    sys.path[:] = [os.path.dirname(path)] + [p for p in orig_path if p != ""]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        site.addsitedir(site.getusersitepackages())
+    # The path finders cached /work while it was still empty.
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __loader__=importlib.machinery.SourceFileLoader("__main__", path),
+                         __spec__=None, __package__=None, __annotations__={}, __builtins__=builtins)
+    sys.modules["__main__"] = main
+    status, interrupted = 0, False
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        code = compile(source, path, "exec", dont_inherit=True)
+        del source
+        exec(code, main.__dict__)
+    except SystemExit as e:
+        # The interpreter's own rule: None is 0, an int is the status, anything else is printed and exits 1.
+        if e.code is None:
+            status = 0
+        elif isinstance(e.code, int):
+            status = e.code
+        else:
+            try:
+                sys.stderr.write(str(e.code) + "\n")
+            except Exception:
+                pass
+            status = 1
+    except BaseException as e:
+        # As the interpreter reports an uncaught exception, without this function's frame (the hook
+        # prints the exception's own __traceback__, so the frame is dropped there).
+        e = e.with_traceback(e.__traceback__.tb_next if e.__traceback__ else None)
+        sys.excepthook(type(e), e, e.__traceback__)
+        status, interrupted = 1, isinstance(e, KeyboardInterrupt)
+        del e
+    # The interpreter's shutdown, minus tearing down the pre-imported libraries (that alone takes ~400 ms
+    # with pandas loaded, and nothing of it is observable): wait for the program's threads, run its atexit
+    # functions, then release what the program's own modules hold (an unclosed file is flushed, as at a
+    # normal exit) and flush stdio.
+    try:
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            threading._shutdown()
+    except BaseException:
+        pass
+    atexit._run_exitfuncs()
+    for name in [m for m in sys.modules if m not in before] + ["__main__"]:
+        m = sys.modules.get(name)
+        try:
+            if m is not None and getattr(m, "__dict__", None) is not None:
+                m.__dict__.clear()
+        except BaseException:
+            pass
+    main = None
+    gc.collect()
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except BaseException:
+            pass
+    if interrupted:
+        # Python exits by SIGINT after an uncaught KeyboardInterrupt (status 130 here).
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    # The status, before the exit: tearing down a process that holds pandas takes tens of milliseconds
+    # (more on a busy host), which the parent need not wait for; a process killed before this line leaves
+    # the pipe empty, and the parent reads its status from waitpid as always. (That pipe is the one
+    # descriptor an in-process program has beyond what a fresh interpreter has.)
+    try:
+        os.write(done, b"%d" % (status & 0xFF))
+    except OSError:
+        pass
+    os._exit(status & 0xFF)
+
+
+def shadows(script_dir):
+    # A fresh interpreter imports a module the program's directory holds (json.py, pandas/) instead of the
+    # library one; the pre-imported interpreter already has the library's in sys.modules, so such a
+    # program runs in a fresh process.
+    try:
+        names = os.listdir(script_dir)
+    except OSError:
+        return True
+    top = {m.partition(".")[0] for m in sys.modules}
+    for n in names:
+        stem = n.partition(".")[0]
+        if stem in top and (n.endswith((".py", ".pyc", ".so")) or "." not in n):
+            return True
+    return False
+
+
+def child(r, done, orig_path):
+    # The program's process, forked before the request (and its marker) reached the parent: nothing of
+    # the marker was ever in this process's memory. Its stdin becomes /dev/null before it reads a byte,
+    # so the request on the container's stdin is the parent's alone.
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    # The program may read its own /proc entries, as after an execve (which resets the flag too).
+    ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)
+    chunks = []
+    while True:
+        b = os.read(r, 1 << 16)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    if not chunks:
+        os._exit(0)  # the parent is gone before the request: the container is ending anyway
+    go = json.loads(b"".join(chunks))
+    argv, env = go["argv"], go["env"]
+    os.chdir(WORK)
+    if go["inProcess"]:
+        path = os.path.join(WORK, argv[1])
+        if os.path.isfile(path) and not shadows(os.path.dirname(path)):
+            run_in_process(argv, env, path, orig_path, done)
+    # A fresh process image, like subprocess: the signals Python ignores are restored first.
+    for s in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(s, signal.SIG_DFL)
+    try:
+        os.execvpe(argv[0], argv, env)
+    except OSError as e:
+        sys.stderr.write("sandbox: cannot start %s: %s\n" % (argv[0], e.strerror))
+        sys.stderr.flush()
+        os._exit(127)
+
+
+def wait_early(pid, done_r):
+    # The in-process program's status, or b"" once the child is gone without one (it exec'd, was killed,
+    # or left by os._exit): then waitpid says. Never a blocking read alone: the pipe closes only once the
+    # child's exit has torn down its memory, and not at all while a process the program forked holds it.
+    # The program could write a status here itself, as it could exit with any status it likes.
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return b""
+    try:
+        ready, _, _ = select.select([done_r, pidfd], [], [])
+        if done_r in ready:
+            return os.read(done_r, 16)
+        return b""
+    except OSError:
+        return b""
+    finally:
+        os.close(pidfd)
+
+
 def main():
     if ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE; reset for the program by execve
         raise SystemExit("sandbox bootstrap: prctl(PR_SET_DUMPABLE) failed")
+    # The parent must never import from where the program writes: -c put the cwd (/work) first on the path.
+    orig_path = list(sys.path)
+    sys.path[:] = [p for p in sys.path if p and not p.startswith((WORK, "/tmp"))]
+    preimport(sys.argv[1:])
+    if len(sys.argv) > 1:
+        import gc
+        # What was imported stays out of every later collection: the program's gc passes skip it.
+        gc.freeze()
+    out = sys.stdout.buffer
+    out.write(READY)
+    out.flush()
+    r, w = os.pipe()
+    # The in-process program's status, written just before it exits (closed by an exec: then EOF).
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.close(done_r)
+        child(r, done_w, orig_path)
+    os.close(r)
+    os.close(done_w)
     stdin = sys.stdin.buffer
     req = json.loads(stdin.readline())
+    out.write(ACK)
+    out.flush()
     receive(stdin)
     stdin.close()
     os.makedirs(os.path.join(WORK, "inputs"), exist_ok=True)
     os.makedirs(OUT, exist_ok=True)
-    argv = req["argv"]
+    env = dict(os.environ)
+    env.update(req["env"])
     try:
-        code = subprocess.call(argv, stdin=subprocess.DEVNULL, cwd=WORK)
-    except OSError as e:
-        sys.stderr.write("sandbox: cannot start %s: %s\n" % (argv[0], e.strerror))
-        sys.stderr.flush()
-        code = 127
+        go = memoryview(json.dumps({"argv": req["argv"], "env": env, "inProcess": req["inProcess"]}).encode())
+        while go:
+            go = go[os.write(w, go):]
+        os.close(w)
+    except OSError:
+        pass  # the child is gone (killed from inside the container?): its status says what happened
+    early = wait_early(pid, done_r)
+    os.close(done_r)
+    if early.isdigit():
+        code = int(early)
+    else:
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
     if code < 0:
         code = 128 - code
     # Anything the program left running could keep writing into stdout (corrupting the trailer) or keep
@@ -200,12 +419,22 @@ def main():
     files, errors = collect(req["limits"])
     if len(errors) > 20:
         errors = errors[:20] + ["... and %d more" % (len(errors) - 20)]
-    out = sys.stdout.buffer
-    out.write(req["marker"].encode() + json.dumps({"exitCode": code, "errors": errors}).encode() + b"\n")
+    marker = req["marker"].encode()
+    # The marker ends stderr (everything the program wrote there came before it, in the same pipe) and
+    # closes the trailer, so the host knows it has all of the run's output without waiting for the
+    # container to stop.
+    sys.stderr.flush()
+    os.write(2, marker)
+    out.write(marker + json.dumps({"exitCode": code, "errors": errors}).encode() + b"\n")
     send(out, files)
+    out.write(marker)
     out.flush()
     sys.exit(code)
 
 
 main()
 `;
+
+/** Written by the bootstrap before the program can run (see the protocol above); the host strips them. */
+export const BOOTSTRAP_READY = Buffer.from("\0loopsmith-ready\n");
+export const BOOTSTRAP_ACK = Buffer.from("\0loopsmith-go\n");

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import * as tar from "tar-stream";
-import { BOOTSTRAP_PY } from "./bootstrap";
+import { BOOTSTRAP_ACK, BOOTSTRAP_PY, BOOTSTRAP_READY } from "./bootstrap";
 import { BoundedBuffer, ClippedCapture, MarkerSplitter, createDemuxer } from "./output";
 import { Sanitiser } from "./storable";
 
@@ -42,6 +42,11 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** What the run is for, as a container label (PURPOSE_LABEL): a goal's program, a check's own run, an evaluator probe. */
   purpose?: RunPurpose;
+  /**
+   * false: a pristine interpreter, never the pool's pre-imported one (for programs that must start clean).
+   * The run still uses a pool container when one is ready, exec'ing a fresh process in it.
+   */
+  preimport?: boolean;
 }
 
 export interface Artifact {
@@ -75,6 +80,8 @@ export interface RunResult {
   oomKilled: boolean;
   /** The caller aborted the run (RunRequest.signal) and the container was killed. */
   aborted: boolean;
+  /** The run took a pre-started container from the pool (false: a container started for it). */
+  pooled: boolean;
   /**
    * What was changed so that the output can be stored (NUL shown as U+2400, invalid UTF-8 and unpaired
    * surrogates as U+FFFD), one line per field. Every string of a RunResult is storable in Postgres text and jsonb.
@@ -83,8 +90,8 @@ export interface RunResult {
 }
 
 /**
- * Runs one program in a fresh, throwaway environment. Kept this small so that a later implementation can
- * hand out pre-started, single-use containers from a pool behind the same interface.
+ * Runs one program in a fresh, throwaway environment: a container started for the run, or (issue 12) a
+ * pre-started, single-use one from the pool (createDockerSandbox), behind the same interface.
  */
 export interface Sandbox {
   readonly image: string;
@@ -143,7 +150,11 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 });
 
 export const SANDBOX_LABEL = "loopsmith.sandbox";
-/** Labels each container with its RunRequest.purpose, so that what ran can be counted by kind. */
+/**
+ * Labels each container with its RunRequest.purpose, so that what ran can be counted by kind. A pool
+ * container is labelled POOL_PURPOSE (labels are fixed at creation) and renamed for its purpose when
+ * handed out: sandboxPurpose reads either.
+ */
 export const PURPOSE_LABEL = "loopsmith.purpose";
 export type RunPurpose = "program" | "check" | "probe";
 export const RUNNER_LABEL = "loopsmith.runner";
@@ -215,6 +226,174 @@ export async function removeLeftovers(
   return removed;
 }
 
+/** A pool of pre-started, single-use containers (see createDockerSandbox). */
+export interface PoolOptions {
+  /** Idle containers to keep ready (0: no pool, every run starts its own container). */
+  size: number;
+  /** An idle container older than this is replaced (a fresh one for a long-idle runner, and a bound on drift). */
+  ttlMs: number;
+  /**
+   * Ceiling on what the idle containers may hold: idle count x the memory limit of one container (the
+   * most an idle container can ever use) stays at or under it, whatever `size` says.
+   */
+  maxIdleBytes: number;
+  /** Modules the waiting interpreter imports before it gets a program; [] turns pre-import off. */
+  preimport: readonly string[];
+  /** The longest run a pool container takes (its deadline label covers ttlMs + this); longer runs go cold. */
+  maxRunMs: number;
+}
+
+export const DEFAULT_PREIMPORT: readonly string[] = Object.freeze(["numpy", "pandas"]);
+
+/** A Sandbox whose pool the owner starts (after its leftover sweep) and drains (on shutdown). */
+export interface PooledSandbox extends Sandbox {
+  /** Starts filling the pool in the background. Without a pool (size 0), does nothing. */
+  start(): void;
+  /** Stops refilling and removes every idle container; runs in flight finish and remove their own. */
+  close(): Promise<void>;
+  /** What the pool holds now (for tests, benches and logs). */
+  poolStats(): { idle: number; ready: number; target: number; creating: boolean };
+  /** Resolves once the containers of finished runs are removed (a pool container is removed after its result returns). */
+  settled(): Promise<void>;
+  /** Resolves once `n` (default: the target) idle containers are ready, or rejects after `timeoutMs`. */
+  warm(opts?: { n?: number; timeoutMs?: number }): Promise<void>;
+}
+
+/** Everything about a sandbox container that does not depend on the request. */
+function hostConfig(limits: Readonly<SandboxLimits>): Docker.HostConfig {
+  return {
+    NetworkMode: "none",
+    ReadonlyRootfs: true,
+    Tmpfs: {
+      [SANDBOX_WORKDIR]: `rw,nosuid,nodev,noexec,size=${limits.workTmpfsBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700`,
+      "/tmp": `rw,nosuid,nodev,noexec,size=${limits.tmpTmpfsBytes},mode=1777`,
+    },
+    CapDrop: ["ALL"],
+    SecurityOpt: ["no-new-privileges"],
+    Privileged: false,
+    PidsLimit: limits.pidsLimit,
+    Memory: limits.memoryBytes,
+    MemorySwap: limits.memoryBytes,
+    NanoCpus: limits.nanoCpus,
+    IpcMode: "private",
+    ShmSize: 16 * MiB,
+    Ulimits: [
+      { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
+      { Name: "fsize", Soft: limits.fileSizeBytes, Hard: limits.fileSizeBytes },
+      { Name: "core", Soft: 0, Hard: 0 },
+    ],
+    Init: true,
+    AutoRemove: false,
+    // Output reaches us through the attach stream; a log driver would only copy it to the host's disk.
+    LogConfig: { Type: "none", Config: {} },
+  };
+}
+
+/** A started container's streams: the bootstrap's preamble (READY, ACK) is stripped before the program's output. */
+interface Io {
+  stream: Duplex;
+  /** True once READY arrived; false if the stream ended first. */
+  ready: Promise<boolean>;
+  /** Whether the bootstrap acknowledged the request (so the program may have run). */
+  acked(): boolean;
+  /** Ends when the container's output ends. */
+  drained: Promise<void>;
+  /** Where the program's output goes; stderr before this (a pre-import warning) is dropped. */
+  bind(stdout: (b: Buffer) => void, stderr: (b: Buffer) => void): void;
+}
+
+async function attachIo(container: Docker.Container): Promise<Io> {
+  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
+  const preamble = Buffer.concat([BOOTSTRAP_READY, BOOTSTRAP_ACK]);
+  let pre: Buffer | null = Buffer.alloc(0);
+  let acked = false;
+  let out: ((b: Buffer) => void) | undefined;
+  let err: ((b: Buffer) => void) | undefined;
+  let setReady!: (v: boolean) => void;
+  const ready = new Promise<boolean>((r) => (setReady = r));
+  const demux = createDemuxer((s, payload) => {
+    if (s === 1) {
+      if (pre !== null) {
+        pre = Buffer.concat([pre, payload]);
+        if (pre.length >= BOOTSTRAP_READY.length) setReady(pre.subarray(0, BOOTSTRAP_READY.length).equals(BOOTSTRAP_READY));
+        if (pre.length < preamble.length) return;
+        acked = pre.subarray(0, preamble.length).equals(preamble);
+        // Written by the bootstrap before the program exists, so a mismatch is a broken bootstrap: keep it all.
+        payload = acked ? pre.subarray(preamble.length) : pre;
+        pre = null;
+        if (payload.length === 0) return;
+      }
+      out?.(payload);
+    } else if (s === 2) err?.(payload);
+  });
+  const drained = new Promise<void>((resolve) => {
+    stream.on("data", (chunk: Buffer) => demux(chunk));
+    const end = () => {
+      setReady(false);
+      resolve();
+    };
+    stream.once("end", end);
+    stream.once("close", end);
+    // A broken attach stream loses output, not the run: the trailer check reports it.
+    stream.once("error", end);
+  });
+  return {
+    stream,
+    ready,
+    acked: () => acked,
+    drained,
+    bind(o, e) {
+      out = o;
+      err = e;
+    },
+  };
+}
+
+/** A container started ahead of its run, waiting in the pool. */
+interface Warm {
+  container: Docker.Container;
+  suffix: string;
+  io: Io;
+  exited: Promise<{ StatusCode: number }>;
+  createdAt: number;
+  deadline: number;
+  ready: boolean;
+  dead: boolean;
+}
+
+/** The env names a pre-imported interpreter has already read at its start: a request that sets one runs pristine. */
+const STARTUP_ENV = /^(PYTHON|LC_|OMP_|OPENBLAS_|MKL_)|^(LANG|HOME|PATH)$/;
+
+/**
+ * Whether the request can run inside the pool container's pre-imported interpreter: `python3 <file>
+ * args...`, with no variable the interpreter (or a pre-imported library) reads only at start-up, and
+ * not opted out. Anything else is exec'd in the same container, a pristine process.
+ */
+export function runsInProcess(req: Pick<RunRequest, "command" | "env" | "preimport">): boolean {
+  if (req.preimport === false) return false;
+  const [exe, file] = req.command;
+  if (exe !== "python3" || file === undefined || file.startsWith("-") || file.length === 0) return false;
+  return Object.keys(req.env ?? {}).every((k) => !STARTUP_ENV.test(k));
+}
+
+/** Container names carry the purpose too: a pool container's labels are fixed before its purpose is known. */
+export const SANDBOX_NAME_PREFIX = "loopsmith-";
+/** PURPOSE_LABEL of a container created for the pool; its name says what it was used for (see sandboxPurpose). */
+export const POOL_PURPOSE = "pool";
+const IDLE = "idle";
+
+/**
+ * What a sandbox container is (or was) for, from its name (`loopsmith-<purpose>-<id>`; a pool container is
+ * renamed when it is handed out) or, for containers named otherwise, its label. "idle": waiting in the pool.
+ */
+export function sandboxPurpose(c: { Names?: string[]; Labels?: Record<string, string> }): RunPurpose | "idle" | undefined {
+  const name = (c.Names?.[0] ?? "").replace(/^\//, "");
+  const m = /^loopsmith-(program|check|probe|idle)-[0-9a-f]+$/.exec(name);
+  if (m) return m[1] as RunPurpose | "idle";
+  const label = c.Labels?.[PURPOSE_LABEL];
+  return label === "program" || label === "check" || label === "probe" ? label : undefined;
+}
+
 export function createDockerSandbox(opts: {
   docker: Docker;
   image: string;
@@ -222,10 +401,22 @@ export function createDockerSandbox(opts: {
   /** Labels the containers with NAMESPACE_LABEL (see removeLeftovers). */
   namespace?: string;
   limits?: Partial<SandboxLimits>;
+  /** Pre-started, single-use containers; without it (or with size 0) every run starts its own. */
+  pool?: Partial<PoolOptions>;
   log?: SandboxLog;
-}): Sandbox {
+}): PooledSandbox {
   const { docker, image, runnerId, log } = opts;
   const limits: Readonly<SandboxLimits> = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
+  const poolOpts: PoolOptions = {
+    size: 0,
+    ttlMs: 10 * 60_000,
+    maxIdleBytes: 2048 * MiB,
+    preimport: DEFAULT_PREIMPORT,
+    maxRunMs: 30 * 60_000,
+    ...opts.pool,
+  };
+  const target = Math.max(0, Math.min(poolOpts.size, Math.floor(poolOpts.maxIdleBytes / limits.memoryBytes)));
+  const preimport = poolOpts.preimport.length > 0;
   let imageId: Promise<{ id: string; digest: string | null }> | undefined;
 
   const getImageId = (): Promise<{ id: string; digest: string | null }> => {
@@ -240,13 +431,21 @@ export function createDockerSandbox(opts: {
     return imageId;
   };
 
-  async function run(req: RunRequest): Promise<RunResult> {
-    validate(req, limits);
-    const [{ id, digest }, input] = await Promise.all([getImageId(), packInputs(req)]);
-    const marker = `\0loopsmith-trailer-${randomBytes(16).toString("hex")}\0`;
-    const header = JSON.stringify({
+  const labels = (purpose: string, deadline: number): Record<string, string> => ({
+    [SANDBOX_LABEL]: "1",
+    [RUNNER_LABEL]: runnerId,
+    [DEADLINE_LABEL]: String(deadline),
+    [PURPOSE_LABEL]: purpose,
+    ...(opts.namespace !== undefined ? { [NAMESPACE_LABEL]: opts.namespace } : {}),
+  });
+  const stdio = { AttachStdin: true, AttachStdout: true, AttachStderr: true, OpenStdin: true, StdinOnce: true, Tty: false } as const;
+
+  const header = (req: RunRequest, marker: string, inProcess: boolean) =>
+    JSON.stringify({
       marker,
       argv: req.command,
+      env: Object.fromEntries(buildEnv(req.env).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+      inProcess,
       limits: {
         maxFileBytes: limits.artifactMaxBytes,
         maxTotalBytes: limits.artifactsTotalBytes,
@@ -255,176 +454,351 @@ export function createDockerSandbox(opts: {
       },
     });
 
+  const removing = new Set<Promise<void>>();
+  const removeLater = (p: Promise<void>) => {
+    removing.add(p);
+    void p.finally(() => removing.delete(p));
+  };
+  const remove = (container: Docker.Container) =>
+    container.remove({ force: true }).catch((e: unknown) => {
+      if (!isGone(e)) log?.warn({ container: container.id, err: e }, "could not remove sandbox container");
+    });
+
+  // ------------------------------------------------------------------------------------------- pool
+  const idle: Warm[] = [];
+  let closed = false;
+  let started = false;
+  let filling: Promise<void> | undefined;
+  let failures = 0;
+  let ttlTimer: NodeJS.Timeout | undefined;
+  let wakeBackoff: (() => void) | undefined;
+  const readyWaiters = new Set<() => void>();
+  const notify = () => readyWaiters.forEach((f) => f());
+
+  const discard = (w: Warm, why: string) => {
+    const i = idle.indexOf(w);
+    if (i >= 0) idle.splice(i, 1);
+    w.dead = true;
+    w.io.stream.destroy();
+    log?.info({ container: w.container.id.slice(0, 12), why }, "sandbox pool: container discarded");
+    void remove(w.container);
+    refill();
+  };
+
+  async function createWarm(): Promise<Warm> {
+    const suffix = randomBytes(8).toString("hex");
+    const createdAt = Date.now();
+    const deadline = createdAt + poolOpts.ttlMs + poolOpts.maxRunMs + DEADLINE_SLACK_MS;
     const container = await docker.createContainer({
+      name: `${SANDBOX_NAME_PREFIX}${IDLE}-${suffix}`,
+      Image: image,
+      Entrypoint: preimport ? ["python3", "-c", BOOTSTRAP_PY, ...poolOpts.preimport] : ["python3", "-I", "-S", "-c", BOOTSTRAP_PY],
+      User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+      WorkingDir: SANDBOX_WORKDIR,
+      Env: buildEnv(undefined),
+      Labels: labels(POOL_PURPOSE, deadline),
+      ...stdio,
+      NetworkDisabled: true,
+      HostConfig: hostConfig(limits),
+    });
+    try {
+      const io = await attachIo(container);
+      await container.start();
+      const w: Warm = { container, suffix, io, exited: container.wait() as Promise<{ StatusCode: number }>, createdAt, deadline, ready: false, dead: false };
+      // An idle container that dies (killed from outside, the engine restarting) leaves the pool at once.
+      w.exited.then(
+        () => !w.dead && idle.includes(w) && discard(w, "exited while idle"),
+        () => !w.dead && idle.includes(w) && discard(w, "lost while idle"),
+      );
+      void io.ready.then((ok) => {
+        if (ok) {
+          w.ready = true;
+          notify();
+        } else if (idle.includes(w)) discard(w, "bootstrap did not start");
+      });
+      return w;
+    } catch (e) {
+      void remove(container);
+      throw e;
+    }
+  }
+
+  function refill(): void {
+    if (!started || closed || filling || target === 0) return;
+    filling = (async () => {
+      while (!closed && idle.length < target) {
+        try {
+          const w = await createWarm();
+          if (closed) {
+            w.dead = true;
+            w.io.stream.destroy();
+            await remove(w.container);
+            break;
+          }
+          idle.push(w);
+          failures = 0;
+        } catch (e) {
+          // The engine refused (or hiccuped): runs go cold meanwhile; try again after a growing pause.
+          failures++;
+          const pauseMs = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+          log?.warn({ err: (e as Error).message, failures, pauseMs }, "sandbox pool: could not start a container");
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, pauseMs);
+            t.unref();
+            wakeBackoff = () => {
+              clearTimeout(t);
+              r();
+            };
+          });
+          wakeBackoff = undefined;
+        }
+      }
+    })().finally(() => {
+      filling = undefined;
+      // A container taken (or discarded) while the last one was being made.
+      if (!closed && idle.length < target) refill();
+    });
+  }
+
+  /** A live idle container that can take a run of `timeoutMs` (a ready one first), out of the pool for good. */
+  function take(timeoutMs: number): Warm | undefined {
+    const fits = (w: Warm) => !w.dead && w.deadline >= Date.now() + timeoutMs + DEADLINE_SLACK_MS;
+    const w = idle.find((x) => x.ready && fits(x)) ?? idle.find(fits);
+    if (!w) return undefined;
+    idle.splice(idle.indexOf(w), 1);
+    refill();
+    return w;
+  }
+
+  // -------------------------------------------------------------------------------------------- run
+  async function execute(
+    c: { container: Docker.Container; io: Io; exited: Promise<{ StatusCode: number }> },
+    req: RunRequest,
+    input: Buffer,
+    img: { id: string; digest: string | null },
+    pooled: boolean,
+    inProcess: boolean,
+  ): Promise<RunResult | undefined> {
+    const { container, io } = c;
+    const marker = `\0loopsmith-trailer-${randomBytes(16).toString("hex")}\0`;
+    const stdout = new ClippedCapture(limits.stdoutCapBytes);
+    const stderr = new ClippedCapture(limits.stderrCapBytes);
+    // Header line + tar; anything beyond the artifact limits plus headers is a broken or forged trailer.
+    const trailer = new BoundedBuffer(limits.artifactsTotalBytes + (limits.artifactMaxCount + 8) * 2048);
+    // stdout: the program's output, the marker, the trailer, the marker again; stderr: output, the marker.
+    let setComplete!: () => void;
+    const complete = new Promise<void>((r) => (setComplete = r));
+    const check = () => trailerEnd.markerSeen && stderrEnd.markerSeen && setComplete();
+    const trailerEnd = new MarkerSplitter(Buffer.from(marker), (b) => trailer.push(b), () => undefined);
+    const stderrEnd = new MarkerSplitter(Buffer.from(marker), (b) => stderr.push(b), () => undefined);
+    const splitter = new MarkerSplitter(Buffer.from(marker), (b) => stdout.push(b), (b) => trailerEnd.push(b));
+    io.bind(
+      (b) => {
+        splitter.push(b);
+        check();
+      },
+      (b) => {
+        stderrEnd.push(b);
+        check();
+      },
+    );
+
+    const startedWallMs = Date.now();
+    const started = performance.now();
+    let timedOut = false;
+    // There is no API to kill one process; the container is the unit we can kill.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+    }, req.timeoutMs);
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+    };
+    if (req.signal?.aborted) onAbort();
+    else req.signal?.addEventListener("abort", onAbort, { once: true });
+    io.stream.end(Buffer.concat([Buffer.from(header(req, marker, inProcess) + "\n"), input]));
+
+    // A pool container's run is over once all of its output is in (both end markers): its container
+    // stops and is removed after the result is returned. A cold run waits for its container, as it always did.
+    let waited: { StatusCode: number } | undefined;
+    try {
+      waited = await (pooled ? Promise.race([c.exited, complete.then(() => undefined)]) : c.exited);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const drainedInTime =
+      waited === undefined ||
+      (await Promise.race([io.drained.then(() => true), new Promise<boolean>((r) => setTimeout(r, STREAM_DRAIN_MS, false).unref())]));
+    io.stream.destroy();
+    splitter.end();
+    trailerEnd.end();
+    stderrEnd.end();
+    // A pool container that died before it read the request never ran the program: the caller runs it elsewhere.
+    if (pooled && !io.acked() && !timedOut && !aborted) return undefined;
+    // Killed by SIGKILL: the out-of-memory flag is only certain once the container has stopped (and a
+    // trailer without an exit code leaves the container's own).
+    if (waited === undefined && (trailerExitCode(trailer) ?? 137) === 137) waited = await c.exited;
+    const state = (await container.inspect()).State;
+
+    const artifactErrors: string[] = [];
+    let exitCode = waited?.StatusCode ?? -1;
+    let artifacts: Artifact[] = [];
+    if (timedOut) {
+      exitCode = 124;
+      artifactErrors.push(`timed out after ${req.timeoutMs} ms: no artifacts collected`);
+    } else if (!splitter.markerSeen) {
+      // The run ended before the bootstrap's trailer. If the engine (stopping or restarting), an operator
+      // or a sweep stopped or killed the container, that is an outage, not what the program did: fail
+      // the run (the step is retried) rather than hand the inspector a crash the program never had.
+      if (!aborted && (await killedFromOutside(docker, container.id, startedWallMs))) {
+        throw new SandboxInterrupted(`the sandbox container was stopped from outside during the run (container exit ${waited?.StatusCode})`);
+      }
+      artifactErrors.push(
+        state.OOMKilled
+          ? "out of memory: the container was killed before artifacts were collected"
+          : `no artifacts collected: the sandbox bootstrap did not finish (container exit ${waited?.StatusCode}${drainedInTime ? "" : ", output stream did not drain"})`,
+      );
+    } else {
+      const parsed = await parseTrailer(trailer, limits);
+      if (parsed.exitCode !== undefined) exitCode = parsed.exitCode;
+      artifacts = parsed.artifacts;
+      artifactErrors.push(...parsed.errors);
+    }
+
+    // The program's bytes become strings here; nothing unstorable leaves this function.
+    const clean = new Sanitiser();
+    const out = stdout.decoded();
+    const err = stderr.decoded();
+    clean.invalidUtf8("stdout", out.invalidUtf8);
+    clean.invalidUtf8("stderr", err.invalidUtf8);
+    artifacts = artifacts.map((a) => ({ ...a, name: clean.clean((n) => `artifact ${JSON.stringify(n)}: its name had`, a.name) }));
+    const result: RunResult = {
+      exitCode,
+      timedOut,
+      stdout: clean.clean("stdout", out.text),
+      stderr: clean.clean("stderr", err.text),
+      stdoutTruncatedBytes: stdout.clippedBytes,
+      stderrTruncatedBytes: stderr.clippedBytes,
+      durationMs,
+      artifacts,
+      artifactErrors: artifactErrors.map((m) => clean.clean("an artifact error message", m)),
+      imageId: img.id,
+      imageDigest: img.digest,
+      limits,
+      oomKilled: state.OOMKilled === true,
+      aborted,
+      pooled,
+      notes: clean.notes,
+    };
+    log?.info(
+      { container: container.id.slice(0, 12), pooled, inProcess, exitCode, timedOut, durationMs, artifacts: artifacts.length, oomKilled: result.oomKilled },
+      "sandbox run finished",
+    );
+    return result;
+  }
+
+  async function runCold(req: RunRequest, input: Buffer, img: { id: string; digest: string | null }): Promise<RunResult> {
+    const container = await docker.createContainer({
+      name: `${SANDBOX_NAME_PREFIX}${req.purpose ?? "program"}-${randomBytes(8).toString("hex")}`,
       Image: image,
       Entrypoint: ["python3", "-I", "-S", "-c", BOOTSTRAP_PY],
       User: `${SANDBOX_UID}:${SANDBOX_UID}`,
       WorkingDir: SANDBOX_WORKDIR,
       Env: buildEnv(req.env),
-      Labels: {
-        [SANDBOX_LABEL]: "1",
-        [RUNNER_LABEL]: runnerId,
-        [DEADLINE_LABEL]: String(Date.now() + req.timeoutMs + DEADLINE_SLACK_MS),
-        [PURPOSE_LABEL]: req.purpose ?? "program",
-        ...(opts.namespace !== undefined ? { [NAMESPACE_LABEL]: opts.namespace } : {}),
-      },
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      OpenStdin: true,
-      StdinOnce: true,
-      Tty: false,
+      Labels: labels(req.purpose ?? "program", Date.now() + req.timeoutMs + DEADLINE_SLACK_MS),
+      ...stdio,
       NetworkDisabled: true,
-      HostConfig: {
-        NetworkMode: "none",
-        ReadonlyRootfs: true,
-        Tmpfs: {
-          [SANDBOX_WORKDIR]: `rw,nosuid,nodev,noexec,size=${limits.workTmpfsBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700`,
-          "/tmp": `rw,nosuid,nodev,noexec,size=${limits.tmpTmpfsBytes},mode=1777`,
-        },
-        CapDrop: ["ALL"],
-        SecurityOpt: ["no-new-privileges"],
-        Privileged: false,
-        PidsLimit: limits.pidsLimit,
-        Memory: limits.memoryBytes,
-        MemorySwap: limits.memoryBytes,
-        NanoCpus: limits.nanoCpus,
-        IpcMode: "private",
-        ShmSize: 16 * MiB,
-        Ulimits: [
-          { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
-          { Name: "fsize", Soft: limits.fileSizeBytes, Hard: limits.fileSizeBytes },
-          { Name: "core", Soft: 0, Hard: 0 },
-        ],
-        Init: true,
-        AutoRemove: false,
-        // Output reaches us through the attach stream; a log driver would only copy it to the host's disk.
-        LogConfig: { Type: "none", Config: {} },
-      },
+      HostConfig: hostConfig(limits),
     });
-
     try {
-      const stdout = new ClippedCapture(limits.stdoutCapBytes);
-      const stderr = new ClippedCapture(limits.stderrCapBytes);
-      // Header line + tar; anything beyond the artifact limits plus headers is a broken or forged trailer.
-      const trailer = new BoundedBuffer(limits.artifactsTotalBytes + (limits.artifactMaxCount + 8) * 2048);
-      const splitter = new MarkerSplitter(Buffer.from(marker), (b) => stdout.push(b), (b) => trailer.push(b));
-      const demux = createDemuxer((stream, payload) => {
-        if (stream === 1) splitter.push(payload);
-        else if (stream === 2) stderr.push(payload);
-      });
-
-      const stream = (await container.attach({
-        stream: true,
-        stdin: true,
-        stdout: true,
-        stderr: true,
-        hijack: true,
-      })) as Duplex;
-      const drained = new Promise<void>((resolve) => {
-        stream.on("data", (chunk: Buffer) => demux(chunk));
-        stream.once("end", resolve);
-        stream.once("close", resolve);
-        // A broken attach stream loses output, not the run: the trailer check below reports it.
-        stream.once("error", () => resolve());
-      });
-
-      const startedWallMs = Date.now();
+      const io = await attachIo(container);
       await container.start();
-      const started = performance.now();
-      let timedOut = false;
-      // There is no API to kill one process; the container is the unit we can kill.
-      const timer = setTimeout(() => {
-        timedOut = true;
-        container.kill({ signal: "SIGKILL" }).catch(() => undefined);
-      }, req.timeoutMs);
-      let aborted = false;
-      const onAbort = () => {
-        aborted = true;
-        container.kill({ signal: "SIGKILL" }).catch(() => undefined);
-      };
-      if (req.signal?.aborted) onAbort();
-      else req.signal?.addEventListener("abort", onAbort, { once: true });
-      stream.end(Buffer.concat([Buffer.from(header + "\n"), input]));
-
-      let waited: { StatusCode: number };
-      try {
-        waited = (await container.wait()) as { StatusCode: number };
-      } finally {
-        clearTimeout(timer);
-        req.signal?.removeEventListener("abort", onAbort);
-      }
-      const durationMs = Math.round(performance.now() - started);
-      const drainedInTime = await Promise.race([
-        drained.then(() => true),
-        new Promise<boolean>((r) => setTimeout(r, STREAM_DRAIN_MS, false).unref()),
-      ]);
-      stream.destroy();
-      splitter.end();
-      const state = (await container.inspect()).State;
-
-      const artifactErrors: string[] = [];
-      let exitCode = waited.StatusCode;
-      let artifacts: Artifact[] = [];
-      if (timedOut) {
-        exitCode = 124;
-        artifactErrors.push(`timed out after ${req.timeoutMs} ms: no artifacts collected`);
-      } else if (!splitter.markerSeen) {
-        // The run ended before the bootstrap's trailer. If the engine (stopping or restarting), an operator
-        // or a sweep stopped or killed the container, that is an outage, not what the program did: fail
-        // the run (the step is retried) rather than hand the inspector a crash the program never had.
-        if (!aborted && (await killedFromOutside(docker, container.id, startedWallMs))) {
-          throw new SandboxInterrupted(`the sandbox container was stopped from outside during the run (container exit ${waited.StatusCode})`);
-        }
-        artifactErrors.push(
-          state.OOMKilled
-            ? "out of memory: the container was killed before artifacts were collected"
-            : `no artifacts collected: the sandbox bootstrap did not finish (container exit ${waited.StatusCode}${drainedInTime ? "" : ", output stream did not drain"})`,
-        );
-      } else {
-        const parsed = await parseTrailer(trailer, limits);
-        if (parsed.exitCode !== undefined) exitCode = parsed.exitCode;
-        artifacts = parsed.artifacts;
-        artifactErrors.push(...parsed.errors);
-      }
-
-      // The program's bytes become strings here; nothing unstorable leaves this function.
-      const clean = new Sanitiser();
-      const out = stdout.decoded();
-      const err = stderr.decoded();
-      clean.invalidUtf8("stdout", out.invalidUtf8);
-      clean.invalidUtf8("stderr", err.invalidUtf8);
-      artifacts = artifacts.map((a) => ({ ...a, name: clean.clean((n) => `artifact ${JSON.stringify(n)}: its name had`, a.name) }));
-      const result: RunResult = {
-        exitCode,
-        timedOut,
-        stdout: clean.clean("stdout", out.text),
-        stderr: clean.clean("stderr", err.text),
-        stdoutTruncatedBytes: stdout.clippedBytes,
-        stderrTruncatedBytes: stderr.clippedBytes,
-        durationMs,
-        artifacts,
-        artifactErrors: artifactErrors.map((m) => clean.clean("an artifact error message", m)),
-        imageId: id,
-        imageDigest: digest,
-        limits,
-        oomKilled: state.OOMKilled === true,
-        aborted,
-        notes: clean.notes,
-      };
-      log?.info(
-        { container: container.id.slice(0, 12), exitCode, timedOut, durationMs, artifacts: artifacts.length, oomKilled: result.oomKilled },
-        "sandbox run finished",
-      );
-      return result;
+      const exited = container.wait() as Promise<{ StatusCode: number }>;
+      // A cold container has nothing to pre-import: the program is exec'd, as python3 <file> always was.
+      return (await execute({ container, io, exited }, req, input, img, false, false))!;
     } finally {
-      await container.remove({ force: true }).catch((e: unknown) => {
-        if (!isGone(e)) log?.warn({ container: container.id, err: e }, "could not remove sandbox container");
+      await remove(container);
+    }
+  }
+
+  async function run(req: RunRequest): Promise<RunResult> {
+    validate(req, limits);
+    const [img, input] = await Promise.all([getImageId(), packInputs(req)]);
+    for (let w = take(req.timeoutMs); w; w = take(req.timeoutMs)) {
+      // Handed out: renamed for its purpose (its labels were fixed before anyone knew it), never pooled again.
+      const renamed = w.container.rename({ name: `${SANDBOX_NAME_PREFIX}${req.purpose ?? "program"}-${w.suffix}` }).catch((e: unknown) => {
+        if (!isGone(e)) log?.warn({ container: w!.container.id, err: e }, "could not rename a pool container");
+      });
+      w.dead = true;
+      const container = w.container;
+      try {
+        const res = await execute(w, req, input, img, true, preimport && runsInProcess(req));
+        if (res) return res;
+        log?.warn({ container: container.id.slice(0, 12) }, "sandbox pool: container was dead when handed out; trying another");
+      } finally {
+        removeLater(renamed.then(() => remove(container)));
+      }
+    }
+    return runCold(req, input, img);
+  }
+
+  function start(): void {
+    if (started || closed || target === 0) return;
+    started = true;
+    ttlTimer = setInterval(
+      () => {
+        for (const w of [...idle]) if (Date.now() - w.createdAt > poolOpts.ttlMs) discard(w, "older than the pool TTL");
+      },
+      Math.max(1000, Math.min(30_000, Math.floor(poolOpts.ttlMs / 4))),
+    );
+    ttlTimer.unref();
+    refill();
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    if (ttlTimer) clearInterval(ttlTimer);
+    wakeBackoff?.();
+    await filling;
+    const all = idle.splice(0);
+    for (const w of all) {
+      w.dead = true;
+      w.io.stream.destroy();
+    }
+    await Promise.all(all.map((w) => remove(w.container)));
+    await settled();
+  }
+
+  async function settled(): Promise<void> {
+    while (removing.size > 0) await Promise.allSettled([...removing]);
+  }
+
+  async function warm(o: { n?: number; timeoutMs?: number } = {}): Promise<void> {
+    const n = Math.min(o.n ?? target, target);
+    const deadline = Date.now() + (o.timeoutMs ?? 60_000);
+    while (idle.filter((w) => w.ready && !w.dead).length < n) {
+      if (closed || !started) throw new Error("sandbox pool: not started");
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`sandbox pool: ${n} ready containers not reached in time (${idle.length} idle)`);
+      await new Promise<void>((r) => {
+        const done = () => {
+          readyWaiters.delete(done);
+          clearTimeout(t);
+          r();
+        };
+        const t = setTimeout(done, Math.min(left, 250));
+        readyWaiters.add(done);
       });
     }
   }
 
-  return { image, run };
+  const poolStats = () => ({ idle: idle.length, ready: idle.filter((w) => w.ready).length, target, creating: filling !== undefined });
+
+  return { image, run, start, close, poolStats, warm, settled };
 }
 
 /** A run cut short by something outside the program (the engine stopped its container): an infrastructure failure. */
@@ -595,6 +969,18 @@ async function parseTrailer(
   }
   artifacts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { exitCode, artifacts, errors };
+}
+
+/** The exit code in a trailer's head line, if it has one (read before the trailer is parsed in full). */
+function trailerExitCode(trailer: BoundedBuffer): number | undefined {
+  const buf = trailer.value();
+  const nl = buf.indexOf(0x0a);
+  try {
+    const head = JSON.parse(buf.subarray(0, nl < 0 ? buf.length : nl).toString("utf8")) as { exitCode?: unknown };
+    return typeof head.exitCode === "number" ? head.exitCode : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isGone(e: unknown): boolean {

@@ -1,38 +1,62 @@
 import { createHash } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createDockerSandbox, removeLeftovers, type RunRequest, type RunResult, type Sandbox } from "../src/index";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createDockerSandbox, removeLeftovers, sandboxPurpose, type PooledSandbox, type RunRequest, type RunResult } from "../src/index";
 import { containersOf, docker, ensureTestImage, quietLog, testRunnerId } from "./support";
 
 // These run against the real engine and the real image: the point is what Docker actually enforces.
+// Every case runs twice: in a container started for the run (cold), and in one from the pool (issue 12),
+// where the program runs in the pre-imported interpreter whenever it is `python3 <file>`.
 const runnerId = testRunnerId("sandbox");
 let image: string;
-let sandbox: Sandbox;
+let cold: PooledSandbox;
+let pooled: PooledSandbox;
+let sandbox: PooledSandbox;
 
 beforeAll(async () => {
   image = await ensureTestImage();
-  sandbox = createDockerSandbox({ docker, image, runnerId, log: quietLog });
+  cold = createDockerSandbox({ docker, image, runnerId, log: quietLog });
+  pooled = createDockerSandbox({ docker, image, runnerId, log: quietLog, pool: { size: 1 } });
+  pooled.start();
 }, 900_000);
 
 afterEach(async () => {
-  // Every run must clean up after itself, whatever happened inside.
-  expect(await containersOf(runnerId)).toEqual([]);
+  // Every run must clean up after itself, whatever happened inside (the pool's idle containers aside).
+  await sandbox.settled();
+  expect((await containersOf(runnerId)).filter((c) => sandboxPurpose(c) !== "idle")).toEqual([]);
 });
 
 afterAll(async () => {
+  await pooled?.close();
   await removeLeftovers(docker, { runnerId });
 });
 
-function py(source: string, extra: Partial<RunRequest> = {}): Promise<RunResult> {
-  return sandbox.run({
+const runs: RunResult[] = [];
+async function py(source: string, extra: Partial<RunRequest> = {}): Promise<RunResult> {
+  if (sandbox === pooled) await pooled.warm({ n: 1, timeoutMs: 60_000 });
+  return track(sandbox.run({
     files: [],
     script: { filename: "analysis.py", source },
     command: ["python3", "analysis.py"],
     timeoutMs: 30_000,
     ...extra,
-  });
+  }));
+}
+async function track(p: Promise<RunResult>): Promise<RunResult> {
+  const r = await p;
+  runs.push(r);
+  return r;
 }
 
-describe("docker sandbox", () => {
+describe.each(["cold", "pooled"] as const)("docker sandbox, %s", (kind) => {
+  beforeEach(async () => {
+    sandbox = kind === "cold" ? cold : pooled;
+    // A ready container for every case, so that the pooled cases really run pooled.
+    if (kind === "pooled") await pooled.warm({ timeoutMs: 60_000 });
+  }, 90_000);
+  afterEach(({ task }) => {
+    if (task.result?.state !== "pass") return;
+    for (const r of runs.splice(0)) expect(r.pooled, "pooled").toBe(kind === "pooled");
+  });
   it("imports pandas and returns its output", async () => {
     const res = await sandbox.run({
       files: [],
@@ -335,6 +359,8 @@ describe("docker sandbox", () => {
 
 describe("removeLeftovers", () => {
   it("removes one runner's labelled containers, sparing young ones on request", async () => {
+    // A runner id of its own: the pool above keeps containers under this file's.
+    const runnerId = testRunnerId("leftovers");
     const other = testRunnerId("other");
     const mk = (rid: string) =>
       docker.createContainer({ Image: image, Cmd: ["true"], Labels: { "loopsmith.sandbox": "1", "loopsmith.runner": rid } });
