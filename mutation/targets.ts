@@ -22,6 +22,6 @@ export const TARGETS: MutationTarget[] = [
     threshold: 90,
   },
   { name: "sign", mutate: ["packages/webhooks/src/sign.ts"], tests: ["packages/webhooks/test/sign.test.ts"], threshold: 90 },
-  { name: "ssrf", mutate: ["packages/webhooks/src/ssrf.ts"], tests: ["packages/webhooks/test/ssrf.test.ts"], threshold: 90 },
+  { name: "ssrf", mutate: ["packages/webhooks/src/ssrf.ts"], tests: ["packages/webhooks/test/ssrf.test.ts", "packages/webhooks/test/ssrf-edges.test.ts"], threshold: 90 },
   { name: "progress", mutate: ["packages/agents/src/progress.ts"], tests: ["packages/agents/test/progress.test.ts"], threshold: 90 },
 ];
