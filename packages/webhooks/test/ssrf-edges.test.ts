@@ -1,7 +1,7 @@
 // The SSRF guard at its edges: every special range refused (one exempted range in the code would fail
 // here), port boundaries, allow-list entries in every form, and the refusals that need no DNS at all.
 import { describe, expect, it } from "vitest";
-import { checkWebhookUrl, webhookPortAllowed, type LookupAll } from "../src/index";
+import { assertWebhookUrl, checkWebhookUrl, webhookPortAllowed, type LookupAll } from "../src/index";
 
 const noDns: LookupAll = async (host) => {
   throw new Error(`unexpected lookup of ${host}`);
@@ -114,5 +114,16 @@ describe("refusals before any address is looked at", () => {
     expect(await checkWebhookUrl("http://:pw@93.184.216.34/x", { allowCidrs: [], lookup: noDns })).toEqual({ ok: false, reason: "credentials in the URL are not allowed" });
     const unparseable = await checkWebhookUrl("https://hooks.example.com/x", { allowCidrs: [], lookup: resolvesTo("not-an-address") });
     expect(unparseable).toMatchObject({ ok: false, detail: "hooks.example.com: resolved to an unparseable address not-an-address" });
+  });
+});
+
+describe("assertWebhookUrl", () => {
+  it("its message quotes the reason, and a custom field path is kept", async () => {
+    const err = await assertWebhookUrl("http://10.0.0.1/x", { allowCidrs: [] }, "body.webhooks.0.url").then(
+      () => null,
+      (e: unknown) => e as { message: string; details: unknown },
+    );
+    expect(err?.message).toBe("The webhook URL is not allowed: 10.0.0.1 is not a public address (private); add it to WEBHOOK_ALLOW_CIDRS to allow it.");
+    expect(err?.details).toEqual([{ path: "body.webhooks.0.url", message: "10.0.0.1 is not a public address (private); add it to WEBHOOK_ALLOW_CIDRS to allow it" }]);
   });
 });
