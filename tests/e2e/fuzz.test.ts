@@ -79,7 +79,7 @@ function base(): Record<string, unknown> {
     budget: { max_tokens: 100_000, max_cost_usd: 2, max_wall_seconds: 900 },
     approval_threshold_usd: 1,
     // Loopback is on the test allow list (WEBHOOK_ALLOW_CIDRS), and nothing is delivered: no runner.
-    webhook: { url: "http://127.0.0.1:9/hook" },
+    webhook: { url: "http://127.0.0.1:9999/hook" },
   };
 }
 
@@ -299,7 +299,7 @@ function badBytes(): Case[] {
     nul("checks.1.params", { tone: "pl\u0000ain" }),
     nul("model.script.generate.source", "print(1)\u0000"),
     nul("model.script.plan.objective", "\u0000"),
-    nul("webhook.url", "http://127.0.0.1:9/\u0000"),
+    nul("webhook.url", "http://127.0.0.1:9999/\u0000"),
   ];
 }
 

@@ -2,7 +2,7 @@
 // cancel. Through the HTTP API (app.inject) against real Postgres, Redis and Docker.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, goalsOf, loadGoalView, type CreatedTenant } from "@loopsmith/db";
-import { dockerClient, RUNNER_LABEL, SANDBOX_LABEL } from "@loopsmith/sandbox";
+import { dockerClient, RUNNER_LABEL, SANDBOX_LABEL, sandboxPurpose } from "@loopsmith/sandbox";
 import { spawnTs } from "../../scripts/lib/proc";
 import { demoGoal, program, scriptedGoal } from "../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../support/loop";
@@ -175,7 +175,11 @@ describe("POST /goals/:id/cancel", () => {
     const id = await submit(scriptedGoal({ generate: slow }, { execution_timeout_seconds: 120 }));
     await loop.waitForEnd(id, 60_000, ["execute"]);
     const docker = dockerClient();
-    const running = async () => (await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, `${RUNNER_LABEL}=${loop.prefix}`] } })).length;
+    // The goal's program container, not the idle containers the runner's pool keeps ready.
+    const running = async () =>
+      (await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, `${RUNNER_LABEL}=${loop.prefix}`] } })).filter(
+        (c) => sandboxPurpose(c) === "program",
+      ).length;
     const deadline = Date.now() + 30_000;
     while ((await running()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await running()).toBe(1);

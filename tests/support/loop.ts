@@ -103,7 +103,10 @@ export async function startLoop(
   });
   sandbox.start();
   // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
-  if (sandbox.poolStats().target > 0) await sandbox.warm({ timeoutMs: 120_000 });
+  // A loop aimed at a missing image or engine (to test how that fails) cannot warm a pool: its runs take the
+  // cold path and fail there, as a runner's would.
+  const broken = opts.sandboxImage !== undefined || opts.dockerHost !== undefined;
+  if (sandbox.poolStats().target > 0 && !broken) await sandbox.warm({ timeoutMs: 120_000 });
   let runner: Runner | undefined;
   const startRunner = async () => {
     runner = createRunner({
