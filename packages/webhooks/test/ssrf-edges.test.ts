@@ -1,15 +1,9 @@
 // The SSRF guard at its edges: every special range refused (one exempted range in the code would fail
 // here), port boundaries, allow-list entries in every form, and the refusals that need no DNS at all.
 import { describe, expect, it } from "vitest";
-import { assertWebhookUrl, checkWebhookUrl, webhookPortAllowed, type LookupAll } from "../src/index";
+import { assertWebhookUrl, checkWebhookUrl, webhookPortAllowed } from "../src/index";
+import { noDns, resolvesTo } from "./lookups";
 
-const noDns: LookupAll = async (host) => {
-  throw new Error(`unexpected lookup of ${host}`);
-};
-const resolvesTo =
-  (...addresses: string[]): LookupAll =>
-  async () =>
-    addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
 
 describe("special ranges are refused, as literals and as what a name resolves to", () => {
   it.each([

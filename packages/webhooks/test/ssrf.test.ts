@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { assertWebhookUrl, checkWebhookUrl, type LookupAll } from "../src/index";
+import { noDns, resolvesTo } from "./lookups";
 
 const noAllow = { allowCidrs: [] as string[] };
-/** A resolver that must not be called: literals are checked without DNS. */
-const noDns: LookupAll = async (host) => {
-  throw new Error(`unexpected lookup of ${host}`);
-};
-const resolvesTo =
-  (...addresses: string[]): LookupAll =>
-  async () =>
-    addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
 
 describe("checkWebhookUrl refuses what is not public unicast", () => {
   it.each([
