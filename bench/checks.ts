@@ -12,7 +12,6 @@ const { values } = parseArgs({ options: { rows: { type: "string", default: "1000
 const ROWS = Number(values.rows);
 const RUNS = Number(values.runs);
 
-
 const time = (f: () => unknown) => {
   const t = performance.now();
   f();
