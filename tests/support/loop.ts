@@ -4,6 +4,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
+import { z } from "zod";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
@@ -11,7 +12,7 @@ import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag, sandb
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
-import { apiLimitsConfigSchema } from "../../apps/api/src/config";
+import { apiLimitsConfigSchema, trustProxySchema } from "../../apps/api/src/config";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
@@ -75,6 +76,7 @@ export async function startLoop(
   const app = await build({
     logger: false,
     bodyLimit: opts.bodyLimit,
+    trustProxy: parseConfig(z.object({ TRUST_PROXY: trustProxySchema }), env).TRUST_PROXY,
     bodyTimeoutMs: opts.bodyTimeoutMs,
     largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },

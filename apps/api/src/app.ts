@@ -31,6 +31,8 @@ export interface ApiDeps {
   logger?: Logger | false;
   /** Database, queues and settings for every route but health; without them those routes answer 503. */
   services?: Services;
+  /** Whose X-Forwarded-For to believe for req.ip (TRUST_PROXY; default false: the socket's peer). */
+  trustProxy?: boolean | number | string[];
   /** Largest request body accepted (default 16 MiB: inputs are capped at 10 MiB, base64 adds a third). */
   bodyLimit?: number;
   /** How long a request body may take to arrive, from its headers (default 30 s). */
@@ -45,10 +47,14 @@ export const DEFAULT_LARGE_BODY_CONCURRENCY = 2;
 
 export const API_VERSION = "0.1.0";
 
+const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
+
 /** Build the Fastify instance without listening: tests use app.inject(), server.ts calls listen(). */
 export async function build(deps: ApiDeps) {
   const options: FastifyServerOptions = {
     bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // A hop count as the function Fastify makes of one (its types take no number): trust the n nearest hops.
+    trustProxy: typeof deps.trustProxy === "number" ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
     // Open SSE streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
     // Errors the router raises before any route runs (an over-long or malformed URL) get our shape too.
