@@ -16,6 +16,7 @@ import { registerJsonBody } from "./json-body";
 import { registerAuthFailureLimit, registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
+import { adminKeyRoutes } from "./routes/admin-keys";
 import { checkRoutes } from "./routes/checks";
 import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
@@ -133,6 +134,7 @@ export async function build(deps: ApiDeps) {
   await app.register(deliveryRoutes, { deps: services });
   await app.register(eventRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services });
+  await app.register(adminKeyRoutes, { deps: services });
   await app.register(receiptRoutes, { deps: services });
   return app;
 }

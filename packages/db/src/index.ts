@@ -35,6 +35,7 @@ export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type Tx } 
 export {
   activeWebhookSecrets,
   authenticate,
+  checkApiKey,
   createApiKey,
   createTenant,
   hashApiKey,
@@ -45,6 +46,20 @@ export {
   type AuthenticatedTenant,
   type CreatedTenant,
 } from "./tenants";
+// The credential lifecycle: API keys issued, listed, revoked, rotated; webhook secrets listed and expired.
+export {
+  expireWebhookSecret,
+  issueApiKey,
+  keyStatus,
+  listApiKeys,
+  listWebhookSecrets,
+  revokeApiKey,
+  rotateApiKey,
+  type ApiKeyInfo,
+  type IssuedApiKey,
+  type KeyStatus,
+  type WebhookSecretInfo,
+} from "./key-lifecycle";
 // Webhook signing secrets at rest (AES-256-GCM).
 export { createSecretBox, isSealed, SECRET_KEY_BYTES, secretKeyId, type SecretBox } from "./secret-box";
 
