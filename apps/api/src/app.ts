@@ -23,6 +23,7 @@ import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
 import { receiptRoutes } from "./routes/receipts";
+import { replayRoutes } from "./routes/replay";
 import type { Services } from "./services";
 
 export interface ApiDeps {
@@ -136,5 +137,6 @@ export async function build(deps: ApiDeps) {
   await app.register(adminRoutes, { deps: services });
   await app.register(adminKeyRoutes, { deps: services });
   await app.register(receiptRoutes, { deps: services });
+  await app.register(replayRoutes, { deps: services });
   return app;
 }

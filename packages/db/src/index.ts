@@ -66,6 +66,9 @@ export { createSecretBox, isSealed, SECRET_KEY_BYTES, secretKeyId, type SecretBo
 // Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
 export { buildFailureReport, loadGoalView, resultMatchesParams, transitionRow, UUID } from "./goal-view";
 
+// Export and the judge report: a goal's full record, a window of a tenant's tapes.
+export { loadGoalRecord, loadJudgeInputs } from "./goal-records";
+
 // A tenant's goals: the scoped reads and writes the API makes on a client's behalf.
 export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";
 
