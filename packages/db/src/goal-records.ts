@@ -29,10 +29,20 @@ export async function loadJudgeInputs(prisma: PrismaClient, scope: { tenantId: s
     select: {
       id: true,
       state: true,
-      // Only the rows the report reads: what each INSPECT concluded, and which attempts ran.
-      transitions: { where: { fromState: { in: ["inspect", "execute"] } }, orderBy: { seq: "asc" }, select: { fromState: true, toState: true, detail: true } },
+      // Only what the report reads: what each INSPECT concluded, and which attempts ran (from the executions,
+      // not their tape rows, which carry the runs' output).
+      transitions: { where: { fromState: "inspect" }, orderBy: { seq: "asc" }, select: { fromState: true, toState: true, detail: true } },
+      executions: { select: { attempt: true } },
       modelCalls: { select: { state: true, attempt: true, provider: true, model: true, tokensIn: true, tokensOut: true, costUsd: true } },
     },
   });
-  return goals.map((g) => ({ id: g.id, state: g.state, calls: g.modelCalls, transitions: g.transitions.map((t) => ({ from: t.fromState, to: t.toState, detail: t.detail })) }));
+  return goals.map((g) => ({
+    id: g.id,
+    state: g.state,
+    calls: g.modelCalls,
+    transitions: [
+      ...g.executions.map((e) => ({ from: "execute", to: "inspect", detail: { attempt: e.attempt } })),
+      ...g.transitions.map((t) => ({ from: t.fromState, to: t.toState, detail: t.detail })),
+    ],
+  }));
 }
