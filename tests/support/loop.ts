@@ -50,6 +50,10 @@ export async function startLoop(
     WEBHOOK_BACKOFF_MS: "100",
     RATE_LIMIT_PER_MINUTE: "0",
     AUTH_FAILURES_PER_MINUTE: "0",
+    // Two idle containers, not RUNNER_CONCURRENCY's one: an attempt's program and its checks' own runs
+    // (cases, test suites) each take one, and with one the second went cold while the first's replacement
+    // was still starting (function-cases: 111 s against 149 s with one, same load).
+    SANDBOX_POOL_SIZE: "2",
     ...opts.env,
   };
   const runnerEnvAll = { ...env, ...opts.runnerEnv };
