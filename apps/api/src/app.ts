@@ -16,12 +16,14 @@ import { registerJsonBody } from "./json-body";
 import { registerAuthFailureLimit, registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
+import { adminKeyRoutes } from "./routes/admin-keys";
 import { checkRoutes } from "./routes/checks";
 import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
 import { receiptRoutes } from "./routes/receipts";
+import { replayRoutes } from "./routes/replay";
 import type { Services } from "./services";
 
 export interface ApiDeps {
@@ -139,6 +141,8 @@ export async function build(deps: ApiDeps) {
   await app.register(deliveryRoutes, { deps: services });
   await app.register(eventRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services });
+  await app.register(adminKeyRoutes, { deps: services });
   await app.register(receiptRoutes, { deps: services });
+  await app.register(replayRoutes, { deps: services });
   return app;
 }
