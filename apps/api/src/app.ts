@@ -3,8 +3,6 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -13,10 +11,12 @@ import { LoopSmithError, type Logger } from "@loopsmith/core";
 import { registerAuth } from "./auth";
 import { registerBodyGuard } from "./body-guard";
 import { registerJsonBody } from "./json-body";
+import { openApiTransform, openApiTransformObject } from "./openapi-docs";
 import { registerAuthFailureLimit, registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
 import { adminKeyRoutes } from "./routes/admin-keys";
+import { artifactRoutes } from "./routes/artifacts";
 import { checkRoutes } from "./routes/checks";
 import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
@@ -89,8 +89,8 @@ export async function build(deps: ApiDeps) {
         description: "Closed-loop goal executor: plan, write a program, run it in a sandbox, verify, repeat.",
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: openApiTransform,
+    transformObject: openApiTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
 
@@ -144,5 +144,6 @@ export async function build(deps: ApiDeps) {
   await app.register(adminKeyRoutes, { deps: services });
   await app.register(receiptRoutes, { deps: services });
   await app.register(replayRoutes, { deps: services });
+  await app.register(artifactRoutes, { deps: services });
   return app;
 }

@@ -2,7 +2,7 @@
 // into the scripted model's script, so that POST /goals replays it offline. Only the model's judgement is
 // replayed: the programs run again in the sandbox and the checks judge them again, so a change in the
 // image, the check library or the machine shows up as a different tape.
-import { tapeString } from "@loopsmith/machine";
+import { tapeString, type State } from "@loopsmith/machine";
 import {
   generatedCode,
   GOAL_SCRIPT_FORMAT,
@@ -165,8 +165,8 @@ export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
       tape: tapeString(goal.transitions.map((t) => t.toState)),
       transitions: goal.transitions.map((t) => ({
         seq: t.seq,
-        from: t.fromState,
-        to: t.toState,
+        from: t.fromState as State | null,
+        to: t.toState as State,
         at: t.at.toISOString(),
         detail: (t.detail ?? {}) as Record<string, unknown>,
       })),

@@ -5,3 +5,4 @@ export * from "./goals";
 export * from "./budgets";
 export * from "./webhooks";
 export * from "./replay";
+export * from "./artifacts";
