@@ -148,6 +148,23 @@ describe("loopsmith goal --wait", () => {
     const checks = await inProcess(["checks", "--output-format", "json"]);
     expect((JSON.parse(checks.stdout) as { checks: { id: string }[] }).checks.map((c) => c.id)).toContain("row_count");
   });
+  it("exports an ended goal as a script (goals export) that replays to the same tape (goal --body)", async () => {
+    const file = path.join(dir, "export.json");
+    const r = await inProcess(["goals", "export", verified.id, "-o", file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`wrote ${file} (${(await readFile(file)).length} bytes, goal ${verified.id} verified)\n`);
+    const exported = JSON.parse(await readFile(file, "utf8")) as { body: unknown; original: { tape: string } };
+    expect(exported.original.tape).toBe(verified.tape);
+    // Without -o, the document is stdout's one JSON document.
+    const piped = await inProcess(["goals", "export", verified.id]);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ goal_id: verified.id });
+    await writeFile(path.join(dir, "replay-body.json"), JSON.stringify(exported.body));
+    const replay = await inProcess(["goal", "--body", path.join(dir, "replay-body.json"), "--wait", "--output-format", "json"]);
+    expect(replay.code, replay.stderr).toBe(0);
+    const replayed = JSON.parse(replay.stdout) as GoalView;
+    expect(replayed.id).not.toBe(verified.id);
+    expect(replayed.tape).toBe(verified.tape);
+  });
 });
 
 describe("exit code 2", () => {

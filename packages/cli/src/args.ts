@@ -39,6 +39,7 @@ export type Command =
   | ({ kind: "goals-show" | "goals-cancel" | "goals-reject"; id: string } & Common)
   | ({ kind: "goals-approve"; id: string; threshold?: number | null } & Common)
   | ({ kind: "goals-tail"; id: string; waitTimeoutMs?: number } & Common)
+  | ({ kind: "goals-export"; id: string; out?: string } & Common)
   | ({ kind: "artifacts-list"; id: string; attempt?: number } & Common)
   | ({ kind: "artifacts-get"; id: string; name: string; attempt?: number; out?: string } & Common)
   | ({ kind: "artifacts-program"; id: string; attempt: number; out?: string } & Common)
@@ -57,6 +58,9 @@ commands:
   goals cancel GOAL
   goals approve GOAL [--threshold USD|none]
   goals reject GOAL
+  goals export GOAL [-o FILE]
+                         the ended goal as a replayable script (GET /goals/:id/script); replay it with
+                         jq .body FILE > body.json && loopsmith goal --body body.json --wait
   artifacts list GOAL [--attempt N]
   artifacts get GOAL NAME [-o FILE] [--attempt N]
                          download an artifact (the newest attempt's unless --attempt; to stdout without -o)
@@ -228,6 +232,10 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       const { values, positionals } = parse(args, { "wait-timeout": { type: "string" } }, ["GOAL"]);
       return { kind: "goals-tail", ...commonOf(values, env), id: positionals[0]!, waitTimeoutMs: seconds("--wait-timeout", values["wait-timeout"]) };
     }
+    if (sub === "export") {
+      const { values, positionals } = parse(args, { output: { type: "string", short: "o" } }, ["GOAL"]);
+      return { kind: "goals-export", ...commonOf(values, env), id: positionals[0]!, out: values.output };
+    }
     if (sub === "approve") {
       const { values, positionals } = parse(args, { threshold: { type: "string" } }, ["GOAL"]);
       const t = values.threshold;
@@ -239,7 +247,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       }
       return { kind: "goals-approve", ...commonOf(values, env), id: positionals[0]!, threshold };
     }
-    throw new UsageError(sub === undefined ? "goals needs a subcommand: list, show, tail, cancel, approve, reject" : `unknown goals subcommand ${JSON.stringify(sub)}`);
+    throw new UsageError(sub === undefined ? "goals needs a subcommand: list, show, tail, cancel, approve, reject, export" : `unknown goals subcommand ${JSON.stringify(sub)}`);
   }
 
   if (first === "artifacts") {

@@ -128,6 +128,16 @@ async function run(cmd: Exclude<Command, { kind: "help" | "version" }>, client: 
       out(summary(goal), goal);
       return 0;
     }
+    case "goals-export": {
+      // The document is JSON in either output format: to the file, or as stdout's one document.
+      const script = await ok(client.GET("/goals/{id}/script", path(cmd.id)));
+      const text = Buffer.from(JSON.stringify(script, null, 2) + "\n");
+      if (cmd.out) {
+        await io.writeFile(cmd.out, text);
+        out(`wrote ${cmd.out} (${text.length} bytes, goal ${cmd.id} ${script.original.state})\n`, { path: cmd.out, size: text.length, goal_id: cmd.id, state: script.original.state });
+      } else io.stdout.write(text);
+      return 0;
+    }
     case "goals-cancel": {
       const goal = await ok(client.POST("/goals/{id}/cancel", path(cmd.id)));
       out(summary(goal), goal);
