@@ -47,7 +47,7 @@ export async function startLoop(
     MODEL_HTTP_RETRIES: "0",
     // Tests run webhook receivers on loopback.
     WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32",
-    WEBHOOK_BACKOFF_MS: "100",
+    WEBHOOK_RETRY_SCHEDULE: "100ms",
     RATE_LIMIT_PER_MINUTE: "0",
     AUTH_FAILURES_PER_MINUTE: "0",
     ...opts.env,
