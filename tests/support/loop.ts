@@ -12,9 +12,10 @@ import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type Go
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
 import { apiLimitsConfigSchema } from "../../apps/api/src/config";
+import { createApiMetrics } from "../../apps/api/src/metrics";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
-import { createRunner, type Runner } from "../../apps/runner/src/runtime";
+import { createRunner, createRunnerMetrics, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
 
 /** States after which a goal does not move by itself. */
@@ -40,6 +41,8 @@ export async function startLoop(
     /** The API's request body deadline and large-body slots (default: build()'s). */
     bodyTimeoutMs?: number;
     largeBodyConcurrency?: number;
+    /** With a token: the API serves /metrics to it and the runner reports (see loop.metrics). */
+    metricsToken?: string;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -66,6 +69,8 @@ export async function startLoop(
   const queue = new Queue(QUEUES.goals, { connection, prefix });
   const webhookQueue = createWebhookQueue(connection, prefix);
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  // Wired as server.ts and main.ts wire them; the goal counts uncached, so a test sees each move at once.
+  const apiMetrics = opts.metricsToken ? createApiMetrics({ prisma, queues: [queue, webhookQueue], goalCacheMs: 0 }) : undefined;
   const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
   const authFailuresPerMinute = Number(env.AUTH_FAILURES_PER_MINUTE);
   const app = await build({
@@ -74,6 +79,7 @@ export async function startLoop(
     bodyTimeoutMs: opts.bodyTimeoutMs,
     largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
+    metrics: apiMetrics && { metrics: apiMetrics, exposition: apiMetrics, token: opts.metricsToken },
     services: {
       prisma,
       queuePrefix: prefix,
@@ -102,6 +108,7 @@ export async function startLoop(
     pool: sandboxPoolOptions(runnerConfig),
   });
   sandbox.start();
+  const runnerMetrics = opts.metricsToken ? createRunnerMetrics(sandbox) : undefined;
   // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
   // A loop aimed at a missing image or engine (to test how that fails) cannot warm a pool: its runs take the
   // cold path and fail there, as a runner's would.
@@ -120,6 +127,7 @@ export async function startLoop(
       log,
       receipts: loadReceiptSigner(runnerConfig),
       secretBox: loadWebhookSecretBox(runnerConfig).box,
+      metrics: runnerMetrics,
     });
     await runner.start();
     return runner;
@@ -179,7 +187,8 @@ export async function startLoop(
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox };
+  const metrics = { api: apiMetrics, runner: runnerMetrics };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox, metrics };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 

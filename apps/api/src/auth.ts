@@ -25,8 +25,9 @@ export function requireAdmin(req: FastifyRequest): void {
   if (req.admin !== true) throw new LoopSmithError("LS_ERR_FORBIDDEN", "Not the admin key.");
 }
 
-// The receipt keys are public so that anyone handed a receipt can check it.
-export const PUBLIC = [/^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/, /^\/\.well-known\/loopsmith-receipt-keys(\?|$)/];
+// The receipt keys are public so that anyone handed a receipt can check it. /metrics checks its own token
+// (METRICS_TOKEN, see routes/metrics.ts), never a tenant's key.
+export const PUBLIC = [/^\/metrics(\?|$)/, /^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/, /^\/\.well-known\/loopsmith-receipt-keys(\?|$)/];
 
 export function isPublic(req: FastifyRequest): boolean {
   return PUBLIC.some((p) => p.test(req.url));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
+import { metricsConfigSchema } from "@loopsmith/metrics";
 import { modelConfigSchema } from "@loopsmith/models";
 import { budgetConfigSchema, stepRetryConfigSchema } from "@loopsmith/schemas";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
@@ -29,6 +30,7 @@ export const apiConfigSchema = baseConfigSchema
   .extend(stepRetryConfigSchema.shape)
   .extend(webhookConfigSchema.shape)
   .extend(apiLimitsConfigSchema.shape)
+  .extend(metricsConfigSchema.shape)
   .extend({
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
     // A request body must arrive within this many ms of its headers (408 otherwise).

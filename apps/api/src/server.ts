@@ -7,6 +7,7 @@ import { goalStepJob, QUEUES } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
+import { createApiMetrics } from "./metrics";
 import { realReadiness } from "./readiness";
 
 const config = configOrExit("loopsmith-api", () => loadApiConfig(process.env));
@@ -26,6 +27,8 @@ queueConnection.on("error", (err) => log.debug({ err }, "redis (queue) connectio
 const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
 const webhookQueue = createWebhookQueue(queueConnection, config.QUEUE_PREFIX);
 const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
+
+const metrics = createApiMetrics({ prisma, queues: [queue, webhookQueue] });
 
 let secrets: ReturnType<typeof loadWebhookSecretBox>;
 try {
@@ -61,6 +64,7 @@ const app = await build({
     loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
+  metrics: { metrics, exposition: metrics, token: config.METRICS_TOKEN },
   readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
 });
 

@@ -3,16 +3,18 @@
 import { Queue, type Worker } from "bullmq";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
-import { publicError, type Logger } from "@loopsmith/core";
+import { noopMetrics, publicError, type Logger, type Metrics } from "@loopsmith/core";
 import { advanceGoal, sealWebhookSecrets, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
-import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
+import { addPoolGauge, createPromMetrics, type PromMetrics } from "@loopsmith/metrics";
+import { removeLeftovers, type PooledSandbox, type Sandbox } from "@loopsmith/sandbox";
 import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
 import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
 import { admitStep } from "./fairness";
+import { instrumentSandbox } from "./instrument";
 import { publishReceiptKey, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
@@ -39,6 +41,8 @@ export interface RunnerDeps {
   receipts: ReceiptSigner;
   /** Opens the tenants' webhook signing secrets (encrypted at rest). */
   secretBox: SecretBox;
+  /** Goal moves, sandbox runs, model calls, job latency and webhook deliveries (default: reported nowhere). */
+  metrics?: Metrics;
 }
 
 export interface Runner {
@@ -57,6 +61,13 @@ export interface Runner {
   close(force?: boolean): Promise<void>;
 }
 
+/** The runner's metrics (README "Metrics"): what createRunner reports, and its sandbox pool at scrape time. */
+export function createRunnerMetrics(sandbox: Pick<PooledSandbox, "poolStats">): PromMetrics {
+  const metrics = createPromMetrics({ app: "runner" });
+  addPoolGauge(metrics, () => sandbox.poolStats());
+  return metrics;
+}
+
 export function createRunner(deps: RunnerDeps): Runner {
   const { config, log, prisma } = deps;
   const runnerId = deps.runnerId ?? deps.prefix;
@@ -68,9 +79,11 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
   // One pool of check threads per runner (see the verifier's pool.ts), unless the caller brings its own.
   const checks = deps.checks ?? createCheckPool({ timeoutMs: config.CHECK_TIMEOUT_MS });
+  const metrics = deps.metrics ?? noopMetrics;
   const stepDeps = {
     prisma,
-    sandbox: deps.sandbox,
+    sandbox: deps.metrics ? instrumentSandbox(deps.sandbox, metrics) : deps.sandbox,
+    metrics,
     checks,
     models: deps.models,
     log,
@@ -153,6 +166,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     lockDurationMs: config.WORKER_LOCK_MS,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
     maxStalledCount: config.STEP_ATTEMPTS,
+    metrics,
   });
   const deliveryWorker = createDeliveryWorker({
     prisma,
@@ -161,6 +175,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     config,
     secretBox: deps.secretBox,
     log,
+    metrics,
     autorun: false,
     // A delivery whose runner died is picked up as soon as a step is.
     lockDurationMs: config.WORKER_LOCK_MS,

@@ -1,6 +1,6 @@
 import { DelayedError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Logger } from "@loopsmith/core";
+import type { Logger, Metrics } from "@loopsmith/core";
 import { goalJobSchema, QUEUES, type GoalJob } from "@loopsmith/schemas";
 
 export interface JobMeta {
@@ -36,6 +36,8 @@ export function createGoalWorker(deps: {
    * against them; past it BullMQ's own failure is only a backstop.
    */
   maxStalledCount: number;
+  /** Reports each job's wait before its first try. */
+  metrics?: Metrics;
 }): Worker {
   const worker = new Worker(
     QUEUES.goals,
@@ -45,6 +47,9 @@ export function createGoalWorker(deps: {
         // A malformed job can never succeed: fail it without retries rather than loop on it.
         deps.log.error({ jobId: job.id, issues: payload.error.issues }, "malformed goal job");
         throw new Error(`malformed goal job: ${payload.error.message}`);
+      }
+      if (deps.metrics && job.attemptsMade === 0 && job.stalledCounter === 0) {
+        deps.metrics.jobStarted({ queue: "goals", waitSeconds: (Date.now() - job.timestamp - (job.opts.delay ?? 0)) / 1000 });
       }
       return deps.handle(payload.data, {
         jobId: String(job.id),

@@ -5,8 +5,8 @@
 // Labels are bounded by design: states, outcomes and failure reasons are closed sets; provider and model
 // names are capped by the implementation. No goal, tenant or delivery ids.
 
-/** How a sandbox run ended: exit 0, another exit code, killed at its time limit, killed for memory, or the sandbox itself failed. */
-export type SandboxOutcome = "exit_zero" | "exit_nonzero" | "timeout" | "oom" | "error";
+/** How a sandbox run ended: exit 0, another exit code, killed at its time limit, killed for memory, stopped because its goal moved on (cancelled), or the sandbox itself failed. */
+export type SandboxOutcome = "exit_zero" | "exit_nonzero" | "timeout" | "oom" | "aborted" | "error";
 /** One model call: an answer, an answer that failed its schema, or no answer (provider down, refused). */
 export type ModelCallOutcome = "ok" | "output_error" | "unavailable";
 /** One webhook HTTP attempt: a 2xx, a failure (retried while tries remain), 410 Gone, or a URL refused by the SSRF guard. */

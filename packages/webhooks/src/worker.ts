@@ -121,6 +121,7 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string
     throw new UnrecoverableError(error);
   }
   const lastTry = spent + 1 >= tries;
+  if (deps.metrics && spent === 0) deps.metrics.jobStarted({ queue: "webhooks", waitSeconds: (Date.now() - job.timestamp - (job.opts.delay ?? 0)) / 1000 });
   let outcome: Awaited<ReturnType<typeof attemptDelivery>>;
   try {
     outcome = await attemptDelivery(deps, id, lastTry);
