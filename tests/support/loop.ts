@@ -43,6 +43,8 @@ export async function startLoop(
     largeBodyConcurrency?: number;
     /** With a token: the API serves /metrics to it and the runner reports (see loop.metrics). */
     metricsToken?: string;
+    /** Serve the queue dashboard (/admin/queues) for the loop's queues. */
+    dashboard?: boolean;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -80,6 +82,7 @@ export async function startLoop(
     largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
     metrics: apiMetrics && { metrics: apiMetrics, exposition: apiMetrics, token: opts.metricsToken },
+    dashboardQueues: opts.dashboard ? [queue, webhookQueue] : undefined,
     services: {
       prisma,
       queuePrefix: prefix,

@@ -11,6 +11,7 @@ import {
 } from "fastify-type-provider-zod";
 import { LoopSmithError, type Logger, type Metrics } from "@loopsmith/core";
 import type { Exposition } from "@loopsmith/metrics";
+import type { Queue } from "bullmq";
 import { registerAuth } from "./auth";
 import { registerBodyGuard } from "./body-guard";
 import { registerJsonBody } from "./json-body";
@@ -23,6 +24,7 @@ import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
 import { metricsRoutes } from "./routes/metrics";
+import { queueDashboardRoutes } from "./routes/queues";
 import { receiptRoutes } from "./routes/receipts";
 import type { Services } from "./services";
 
@@ -44,6 +46,8 @@ export interface ApiDeps {
    * (without a token it answers 403). Unset: no /metrics route.
    */
   metrics?: { metrics: Metrics; exposition?: Exposition; token?: string };
+  /** The queues the dashboard at /admin/queues shows (behind ADMIN_API_KEY); unset: no dashboard. */
+  dashboardQueues?: readonly Queue[];
 }
 
 export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -150,5 +154,6 @@ export async function build(deps: ApiDeps) {
   await app.register(adminRoutes, { deps: services });
   await app.register(receiptRoutes, { deps: services });
   if (metrics?.exposition) await app.register(metricsRoutes, { exposition: metrics.exposition, token: metrics.token });
+  if (deps.dashboardQueues) await app.register(queueDashboardRoutes, { queues: deps.dashboardQueues });
   return app;
 }

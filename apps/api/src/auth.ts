@@ -33,6 +33,16 @@ export function isPublic(req: FastifyRequest): boolean {
   return PUBLIC.some((p) => p.test(req.url));
 }
 
+/** The password of `Authorization: Basic ...` (the user name is ignored), for the queue dashboard's pages. */
+export function basicPassword(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  const m = typeof h === "string" ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h) : null;
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : undefined;
+}
+
 export function bearer(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;
   if (typeof h !== "string") return undefined;
@@ -60,14 +70,16 @@ export function registerAuth(app: FastifyInstance, settings: () => AuthSettings)
     if (isPublic(req)) return;
     // No such route: let the 404 say so (it reveals nothing a key would protect).
     if (req.routeOptions.url === undefined) return;
-    const key = bearer(req);
     if (req.url.startsWith("/admin/")) {
+      // The queue dashboard is opened in a browser, which can send the key only as a Basic password.
+      const key = bearer(req) ?? (req.url.startsWith("/admin/queues") ? basicPassword(req) : undefined);
       if (!key) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "Send the admin key: Authorization: Bearer <ADMIN_API_KEY>.");
       const want = settings().adminApiKey;
       if (!isAdminKey(key, want)) throw new LoopSmithError("LS_ERR_FORBIDDEN", want === undefined ? "Admin routes are disabled: ADMIN_API_KEY is not set." : "Not the admin key.");
       req.admin = true;
       return;
     }
+    const key = bearer(req);
     if (!key) throw new LoopSmithError("LS_ERR_UNAUTHORIZED");
     const tenant = await authenticate(settings().prisma, key);
     if (!tenant) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "The API key is unknown or revoked.");

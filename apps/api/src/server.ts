@@ -65,6 +65,7 @@ const app = await build({
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   metrics: { metrics, exposition: metrics, token: config.METRICS_TOKEN },
+  dashboardQueues: [queue, webhookQueue],
   readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
 });
 

@@ -1,14 +1,16 @@
-// Issue 13: after a demo goal, the API's /metrics and the runner's show the series README "Metrics" lists.
+// Issue 13, the operator's surface: after a goal, the API's /metrics and the runner's show the series
+// README "Metrics" lists; the queue dashboard answers behind the admin key.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sample, samples } from "../../packages/metrics/test/parse";
 import { startReceiver, type Receiver } from "../../packages/webhooks/test/support";
 import { hostileGoal, startLoop, type Loop } from "../support/loop";
 
 const token = "e2e-metrics-token-".padEnd(40, "0");
+const adminKey = "e2e-admin-key-".padEnd(40, "a");
 let loop: Loop;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  loop = await startLoop({ metricsToken: token });
+  loop = await startLoop({ metricsToken: token, dashboard: true, env: { ADMIN_API_KEY: adminKey } });
 });
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
@@ -68,5 +70,32 @@ describe("metrics after a goal", () => {
     // No label carries an id.
     expect(api + runner).not.toContain(goal.id);
     expect(api + runner).not.toContain(loop.tenant.tenant_id);
+  });
+});
+
+describe("the queue dashboard at /admin/queues", () => {
+  it("asks a browser for the admin key, refuses tenant keys, and shows the goal and webhook queues to the admin", async () => {
+    const none = await loop.request("GET", "/admin/queues", { key: null });
+    expect(none.status).toBe(401);
+    expect(none.headers["www-authenticate"]).toMatch(/^Basic realm="LoopSmith admin"/);
+    expect(none.body).toMatchObject({ error: { code: "LS_ERR_UNAUTHORIZED" } });
+    const tenant = await loop.request("GET", "/admin/queues/api/queues");
+    expect(tenant.status).toBe(403);
+    expect(tenant.body).toMatchObject({ error: { code: "LS_ERR_FORBIDDEN" } });
+    const wrongBasic = `Basic ${Buffer.from(`admin:${loop.tenant.api_key}`).toString("base64")}`;
+    expect((await loop.request("GET", "/admin/queues", { key: null, headers: { authorization: wrongBasic } })).status).toBe(403);
+
+    const basic = `Basic ${Buffer.from(`admin:${adminKey}`).toString("base64")}`;
+    const page = await loop.request("GET", "/admin/queues", { key: null, headers: { authorization: basic } });
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/text\/html/);
+    expect(String(page.body)).toContain("LoopSmith queues");
+    const api = await loop.request("GET", "/admin/queues/api/queues", { key: adminKey });
+    expect(api.status).toBe(200);
+    const names = (api.body.queues as { name: string; counts: Record<string, number> }[]).map((q) => q.name).sort();
+    expect(names).toEqual(["goals", "webhooks"]);
+    // Not part of the client's API document.
+    await loop.app.ready();
+    expect(Object.keys((loop.app.swagger() as { paths: Record<string, unknown> }).paths).filter((p) => p.startsWith("/admin/queues") || p === "/metrics")).toEqual([]);
   });
 });
