@@ -1,9 +1,12 @@
 // Issue 13, the operator's surface: after a goal, the API's /metrics and the runner's show the series
 // README "Metrics" lists; the queue dashboard answers behind the admin key.
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runnerReadiness } from "../../apps/api/src/readiness";
 import { sample, samples } from "../../packages/metrics/test/parse";
 import { startReceiver, type Receiver } from "../../packages/webhooks/test/support";
 import { hostileGoal, startLoop, type Loop } from "../support/loop";
+import { REDIS_URL } from "../support/services";
 
 const token = "e2e-metrics-token-".padEnd(40, "0");
 const adminKey = "e2e-admin-key-".padEnd(40, "a");
@@ -97,5 +100,21 @@ describe("the queue dashboard at /admin/queues", () => {
     // Not part of the client's API document.
     await loop.app.ready();
     expect(Object.keys((loop.app.swagger() as { paths: Record<string, unknown> }).paths).filter((p) => p.startsWith("/admin/queues") || p === "/metrics")).toEqual([]);
+  });
+});
+
+describe("readiness from the runners' heartbeats (READY_SANDBOX_FROM=runners)", () => {
+  it("a started runner makes the API ready without the API asking Docker; once it stops, it is not", async () => {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      const probes = runnerReadiness({ prisma: loop.prisma, redis, prefix: loop.prefix });
+      expect(await probes.docker()).toBe("1 runner(s) alive (heartbeats)");
+      expect(await probes.sandbox_image()).toBe(`1 runner(s) passed the sandbox self-check (image ${loop.sandbox.image})`);
+      await loop.runner()!.close();
+      await expect(probes.docker()).rejects.toThrow(/no runner heartbeat/);
+      await expect(probes.sandbox_image()).rejects.toThrow(/no runner has passed/);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { createWebhookQueue, loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { createApiMetrics } from "./metrics";
-import { realReadiness } from "./readiness";
+import { realReadiness, runnerReadiness } from "./readiness";
 
 const config = configOrExit("loopsmith-api", () => loadApiConfig(process.env));
 const log = createLogger({ name: "loopsmith-api", level: config.LOG_LEVEL });
@@ -17,8 +17,6 @@ const prisma = createPrisma(config.DATABASE_URL);
 const redis = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
 redis.on("error", (err) => log.debug({ err }, "redis connection error"));
 redis.connect().catch(() => undefined);
-const docker = dockerClient(config.DOCKER_HOST);
-const sandboxImage = config.SANDBOX_IMAGE ?? sandboxImageTag();
 
 // The producer side fails fast (no offline queue) so that a submit during a Redis outage is refused
 // with a 503 rather than hanging.
@@ -66,7 +64,11 @@ const app = await build({
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   metrics: { metrics, exposition: metrics, token: config.METRICS_TOKEN },
   dashboardQueues: [queue, webhookQueue],
-  readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
+  // Only READY_SANDBOX_FROM=docker makes a Docker client: with "runners" the API never touches the engine.
+  readiness:
+    config.READY_SANDBOX_FROM === "runners"
+      ? runnerReadiness({ prisma, redis, prefix: config.QUEUE_PREFIX })
+      : realReadiness({ prisma, redis, docker: dockerClient(config.DOCKER_HOST), sandboxImage: config.SANDBOX_IMAGE ?? sandboxImageTag() }),
 });
 
 let closing = false;

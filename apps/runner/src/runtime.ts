@@ -10,7 +10,7 @@ import type { LoopModel } from "@loopsmith/models";
 import { addPoolGauge, createPromMetrics, type PromMetrics } from "@loopsmith/metrics";
 import { removeLeftovers, type PooledSandbox, type Sandbox } from "@loopsmith/sandbox";
 import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
-import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
+import { goalStepJob, QUEUES, runnerHeartbeatKey, runnerReadyKey, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
 import { admitStep } from "./fairness";
@@ -182,8 +182,14 @@ export function createRunner(deps: RunnerDeps): Runner {
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
   });
 
-  const heartbeatKey = (id: string) => `${deps.prefix}:runner:${id}`;
-  const beat = () => deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+  const heartbeatKey = (id: string) => runnerHeartbeatKey(deps.prefix, id);
+  // Set once start() runs, which main.ts calls after the sandbox self-check passed: an API that reads
+  // readiness from the runners (READY_SANDBOX_FROM=runners) takes that as the sandbox's readiness.
+  let ready = false;
+  const beat = async () => {
+    await deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+    if (ready) await deps.connection.set(runnerReadyKey(deps.prefix, runnerId), deps.sandbox.image, "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+  };
 
   const sweep = async () => {
     let containers = 0;
@@ -249,6 +255,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
       if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
       if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
+      ready = true;
       await heartbeat();
       await checks.warm();
       const sweeping = setInterval(() => {
@@ -266,7 +273,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       for (const t of timers.splice(0)) clearInterval(t);
       beating = undefined;
       await Promise.all([worker.close(force), deliveryWorker.close(force)]);
-      await deps.connection.del(heartbeatKey(runnerId)).catch(() => undefined);
+      await deps.connection.del(heartbeatKey(runnerId), runnerReadyKey(deps.prefix, runnerId)).catch(() => undefined);
       await queue.close();
       await webhookQueue.close();
       if (!deps.checks) await checks.close();

@@ -4,3 +4,4 @@ export * from "./loop";
 export * from "./goals";
 export * from "./budgets";
 export * from "./webhooks";
+export * from "./heartbeat";
