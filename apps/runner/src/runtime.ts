@@ -123,6 +123,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     try {
       const admission = await admitStep(prisma, job, tenantCap, stepDeps.now());
       if (admission.run) {
+        // Once per job, when its step really starts: a step deferred by tenant fairness counts its whole wait.
+        if (spent === 0) metrics.jobStarted({ queue: QUEUES.goals, waitSeconds: (Date.now() - meta.dueAt) / 1000 });
         const outcome = await runStep(stepDeps, job);
         if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
         return outcome;
@@ -166,7 +168,6 @@ export function createRunner(deps: RunnerDeps): Runner {
     lockDurationMs: config.WORKER_LOCK_MS,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
     maxStalledCount: config.STEP_ATTEMPTS,
-    metrics,
   });
   const deliveryWorker = createDeliveryWorker({
     prisma,

@@ -1,6 +1,6 @@
 import { DelayedError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Logger, Metrics } from "@loopsmith/core";
+import type { Logger } from "@loopsmith/core";
 import { goalJobSchema, QUEUES, type GoalJob } from "@loopsmith/schemas";
 
 export interface JobMeta {
@@ -11,6 +11,8 @@ export interface JobMeta {
   stalls: number;
   /** Tries this job gets in all, however they end. */
   maxAttempts: number;
+  /** When the job became due (added, plus the delay it was added with), in ms since the epoch. */
+  dueAt: number;
   /**
    * Puts the job back, delayed, without spending a try (BullMQ's moveToDelayed skips the attempt count)
    * and without failing it: it stays in the queue, so a crash after this loses nothing. Never returns.
@@ -36,8 +38,6 @@ export function createGoalWorker(deps: {
    * against them; past it BullMQ's own failure is only a backstop.
    */
   maxStalledCount: number;
-  /** Reports each job's wait before its first try. */
-  metrics?: Metrics;
 }): Worker {
   const worker = new Worker(
     QUEUES.goals,
@@ -48,15 +48,13 @@ export function createGoalWorker(deps: {
         deps.log.error({ jobId: job.id, issues: payload.error.issues }, "malformed goal job");
         throw new Error(`malformed goal job: ${payload.error.message}`);
       }
-      if (deps.metrics && job.attemptsMade === 0 && job.stalledCounter === 0) {
-        deps.metrics.jobStarted({ queue: "goals", waitSeconds: (Date.now() - job.timestamp - (job.opts.delay ?? 0)) / 1000 });
-      }
       return deps.handle(payload.data, {
         jobId: String(job.id),
         attemptsMade: job.attemptsMade,
         stalls: job.stalledCounter,
         // A job added without attempts (BullMQ stores 0) gets one try.
         maxAttempts: Math.max(1, job.opts.attempts ?? 1),
+        dueAt: job.timestamp + (job.opts.delay ?? 0),
         defer: async (delayMs) => {
           await job.moveToDelayed(Date.now() + delayMs, token);
           // Tells BullMQ the job was moved on purpose: it neither completes nor fails it.

@@ -68,7 +68,7 @@ export function createPromMetrics(o: { app: string; defaultMetrics?: boolean; no
   const modelLatency = new Histogram({ name: "loopsmith_model_call_duration_seconds", help: "Model call latency, by provider and model.", labelNames: ["provider", "model"], buckets: BUCKETS.model, registers: [registry] });
   const jobLatency = new Histogram({
     name: "loopsmith_queue_job_latency_seconds",
-    help: "From when a job was due to when a worker started its first try, by queue (a step deferred by tenant fairness counts its whole wait).",
+    help: "From when a job was due to when its work started (a goal's step, a delivery's first attempt), once per job, by queue; waits for tenant fairness or webhook slots count in.",
     labelNames: ["queue"],
     buckets: BUCKETS.queue,
     registers: [registry],

@@ -121,10 +121,9 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string
     throw new UnrecoverableError(error);
   }
   const lastTry = spent + 1 >= tries;
-  if (deps.metrics && spent === 0) deps.metrics.jobStarted({ queue: "webhooks", waitSeconds: (Date.now() - job.timestamp - (job.opts.delay ?? 0)) / 1000 });
   let outcome: Awaited<ReturnType<typeof attemptDelivery>>;
   try {
-    outcome = await attemptDelivery(deps, id, lastTry);
+    outcome = await attemptDelivery(deps, id, lastTry, job.timestamp + (job.opts.delay ?? 0));
   } catch (e) {
     // Anything that failed before an attempt was recorded (database, secrets): on the last try the
     // delivery must still end dead, or it would stay pending with no job and refuse every redelivery.
@@ -146,13 +145,15 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string
   throw new DelayedError();
 }
 
-async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: boolean): Promise<{ status: string; attempt?: number }> {
+async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: boolean, dueAt: number): Promise<{ status: string; attempt?: number }> {
   const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id } });
   // Gone with its goal, or already settled by an earlier job: nothing to do.
   if (!delivery || delivery.status !== "pending") return { status: delivery?.status ?? "missing" };
   const slots = deps.slots ?? defaultSlots(deps);
   const holder = randomUUID();
   if (!(await slots.acquire(delivery.tenantId, holder))) return { status: "deferred" };
+  // Once per delivery, when its first attempt really starts (after any deferrals for the tenant's slots).
+  if (delivery.attempts === 0) deps.metrics?.jobStarted({ queue: QUEUES.webhooks, waitSeconds: (Date.now() - dueAt) / 1000 });
   try {
     return await attemptHeld(deps, delivery, lastTry);
   } finally {
