@@ -151,6 +151,7 @@ const FIELDS: [string, Kind][] = [
   ["approval_threshold_usd", "number"],
   ["webhook", "object"],
   ["webhook.url", "string"],
+  ["webhook.payload", "enum"],
 ];
 
 function wrongTypes(): Case[] {

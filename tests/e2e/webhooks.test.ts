@@ -5,8 +5,9 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, type CreatedTenant } from "@loopsmith/db";
+import { announceMove, GONE } from "@loopsmith/webhooks";
 import type { DeliveryView, GoalView } from "@loopsmith/schemas";
-import { startReceiver as startTestReceiver, type Received, type Receiver } from "../../packages/webhooks/test/support";
+import { startReceiver as startTestReceiver, type Answer, type Received, type Receiver } from "../../packages/webhooks/test/support";
 import { demoGoal, EXPECTED_REPORT } from "../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../support/loop";
 import { closedPort } from "../support/services";
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 /** The webhooks package's test receiver, closed after each test. */
-async function startReceiver(statuses: number[], port?: number): Promise<Receiver> {
+async function startReceiver(statuses: Answer[], port?: number): Promise<Receiver> {
   const r = await startTestReceiver(statuses, port);
   receivers.push(r);
   return r;
@@ -69,6 +70,13 @@ async function submit(loop: Loop, body: unknown, key?: string): Promise<string> 
   const res = await loop.post(body, { key });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   return res.body.id as string;
+}
+
+/** A goal cancelled at once: its goal.cancelled delivery needs no sandbox run. */
+async function cancelled(loop: Loop, webhook: Record<string, unknown>): Promise<string> {
+  const id = await submit(loop, demoGoal({ webhook }));
+  expect((await loop.request("POST", `/goals/${id}/cancel`)).status).toBe(200);
+  return id;
 }
 
 describe("webhooks through the API, with a runner and a real receiver", () => {
@@ -190,6 +198,59 @@ describe("webhooks through the API, with a runner and a real receiver", () => {
     expect(() => verify(strangerSecret(), r)).toThrow();
     // The first loop's tenant is not affected by another tenant's rotation.
     expect(() => verify(loop.tenant.webhook_secret, r)).toThrow();
+  });
+
+  it("issue 13: a receiver answering 410 gets one attempt; the delivery is dead and the goal's webhook disabled, so later events make no delivery", async () => {
+    const receiver = await startReceiver([410, 200]);
+    const id = await cancelled(loop, { url: receiver.url });
+    const [gone, ...others] = await waitForDelivery(loop, id, "dead");
+    expect(others).toEqual([]);
+    expect(gone).toMatchObject({ event: "goal.cancelled", attempts: 1, last_error: GONE });
+    expect(gone!.log.map((a) => [a.attempt, a.status_code, a.error])).toEqual([[1, 410, GONE]]);
+    // No retry is scheduled: the job failed for good after one try.
+    const job = await loop.webhookQueue.getJob(gone!.id);
+    expect(await job?.getState()).toBe("failed");
+    expect(job?.attemptsMade).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const view = (await loop.get(id)).body;
+    expect(view.webhook).toMatchObject({ url: receiver.url, payload: "full", disabled_at: expect.any(String) });
+    // Any later move of this goal announces nothing.
+    const goal = await loop.prisma.goal.findUniqueOrThrow({ where: { id } });
+    expect(await loop.prisma.$transaction((tx) => announceMove(tx, goal, "failed"))).toBeNull();
+  });
+
+  it("issue 13: a Retry-After longer than the schedule's delay is waited for", async () => {
+    const receiver = await startReceiver([{ status: 503, headers: { "retry-after": "1" } }, 200]);
+    const id = await cancelled(loop, { url: receiver.url });
+    const [delivered] = await waitForDelivery(loop, id, "delivered");
+    expect(delivered!.log.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 503],
+      [2, 200],
+    ]);
+    expect(receiver.received).toHaveLength(2);
+    // The schedule alone would have retried after 100 ms ± 20 %.
+    expect(receiver.received[1]!.at - receiver.received[0]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("issue 13: payload: thin sends ids, state and links, signed like any delivery", async () => {
+    const receiver = await startReceiver([200]);
+    const id = await cancelled(loop, { url: receiver.url, payload: "thin" });
+    await waitForDelivery(loop, id, "delivered");
+    expect(receiver.received).toHaveLength(1);
+    const r = receiver.received[0]!;
+    expect(() => verify(strangerSecret(), r)).toThrow();
+    const event = verify(loop.tenant.webhook_secret, r) as unknown as { type: string; timestamp: string; data: Record<string, unknown> };
+    expect(event.type).toBe("goal.cancelled");
+    expect(event.data).toEqual({
+      id,
+      state: "cancelled",
+      verified: false,
+      failure_reason: null,
+      version: expect.any(Number),
+      links: { goal: `/goals/${id}`, deliveries: `/goals/${id}/deliveries`, events: `/goals/${id}/events`, artifacts: `/goals/${id}/artifacts`, receipt: null },
+    });
+    expect(Buffer.byteLength(r.body)).toBeLessThan(1024);
+    expect((await loop.get(id)).body.webhook).toEqual({ url: receiver.url, payload: "thin", disabled_at: null });
   });
 });
 

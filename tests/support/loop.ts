@@ -13,9 +13,10 @@ import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type Go
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
 import { apiLimitsConfigSchema, trustProxySchema } from "../../apps/api/src/config";
+import { createApiMetrics } from "../../apps/api/src/metrics";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
-import { createRunner, type Runner } from "../../apps/runner/src/runtime";
+import { createRunner, createRunnerMetrics, type Runner } from "../../apps/runner/src/runtime";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
 
 /** States after which a goal does not move by itself. */
@@ -41,6 +42,10 @@ export async function startLoop(
     /** The API's request body deadline and large-body slots (default: build()'s). */
     bodyTimeoutMs?: number;
     largeBodyConcurrency?: number;
+    /** With a token: the API serves /metrics to it and the runner reports (see loop.metrics). */
+    metricsToken?: string;
+    /** Serve the queue dashboard (/admin/queues) for the loop's queues. */
+    dashboard?: boolean;
   } = {},
 ) {
   const env: Record<string, string> = {
@@ -48,7 +53,7 @@ export async function startLoop(
     MODEL_HTTP_RETRIES: "0",
     // Tests run webhook receivers on loopback.
     WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32",
-    WEBHOOK_BACKOFF_MS: "100",
+    WEBHOOK_RETRY_SCHEDULE: "100ms",
     RATE_LIMIT_PER_MINUTE: "0",
     AUTH_FAILURES_PER_MINUTE: "0",
     // Two idle containers, not RUNNER_CONCURRENCY's one: an attempt's program and its checks' own runs
@@ -71,6 +76,8 @@ export async function startLoop(
   const queue = new Queue(QUEUES.goals, { connection, prefix });
   const webhookQueue = createWebhookQueue(connection, prefix);
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  // Wired as server.ts and main.ts wire them; the goal counts uncached, so a test sees each move at once.
+  const apiMetrics = opts.metricsToken ? createApiMetrics({ prisma, queues: [queue, webhookQueue], goalCacheMs: 0 }) : undefined;
   const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
   const authFailuresPerMinute = Number(env.AUTH_FAILURES_PER_MINUTE);
   const app = await build({
@@ -80,6 +87,8 @@ export async function startLoop(
     bodyTimeoutMs: opts.bodyTimeoutMs,
     largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },
+    metrics: apiMetrics && { metrics: apiMetrics, exposition: apiMetrics, token: opts.metricsToken },
+    dashboardQueues: opts.dashboard ? [queue, webhookQueue] : undefined,
     services: {
       prisma,
       queuePrefix: prefix,
@@ -108,6 +117,7 @@ export async function startLoop(
     pool: sandboxPoolOptions(runnerConfig),
   });
   sandbox.start();
+  const runnerMetrics = opts.metricsToken ? createRunnerMetrics(sandbox) : undefined;
   // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
   // A loop aimed at a missing image or engine (to test how that fails) cannot warm a pool: its runs take the
   // cold path and fail there, as a runner's would.
@@ -126,6 +136,7 @@ export async function startLoop(
       log,
       receipts: loadReceiptSigner(runnerConfig),
       secretBox: loadWebhookSecretBox(runnerConfig).box,
+      metrics: runnerMetrics,
     });
     await runner.start();
     return runner;
@@ -185,7 +196,8 @@ export async function startLoop(
     await connection.quit();
     await prisma.$disconnect();
   };
-  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox };
+  const metrics = { api: apiMetrics, runner: runnerMetrics };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox, metrics };
 }
 export type Loop = Awaited<ReturnType<typeof startLoop>>;
 

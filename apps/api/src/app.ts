@@ -7,7 +7,9 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
-import { LoopSmithError, type Logger } from "@loopsmith/core";
+import { LoopSmithError, type Logger, type Metrics } from "@loopsmith/core";
+import type { Exposition } from "@loopsmith/metrics";
+import type { Queue } from "bullmq";
 import { registerAuth } from "./auth";
 import { registerBodyGuard } from "./body-guard";
 import { registerJsonBody } from "./json-body";
@@ -22,6 +24,8 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
+import { metricsRoutes } from "./routes/metrics";
+import { queueDashboardRoutes } from "./routes/queues";
 import { receiptRoutes } from "./routes/receipts";
 import { replayRoutes } from "./routes/replay";
 import type { Services } from "./services";
@@ -41,6 +45,13 @@ export interface ApiDeps {
   bodyTimeoutMs?: number;
   /** Bodies of 1 MiB or more read and parsed at once; the others wait for a slot (default 2). */
   largeBodyConcurrency?: number;
+  /**
+   * Request durations go to `metrics`; with an exposition, GET /metrics serves it to holders of `token`
+   * (without a token it answers 403). Unset: no /metrics route.
+   */
+  metrics?: { metrics: Metrics; exposition?: Exposition; token?: string };
+  /** The queues the dashboard at /admin/queues shows (behind ADMIN_API_KEY); unset: no dashboard. */
+  dashboardQueues?: readonly Queue[];
 }
 
 export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -119,6 +130,14 @@ export async function build(deps: ApiDeps) {
     reply.status(404).send(new LoopSmithError("LS_ERR_NOT_FOUND", `No route ${req.method} ${req.url}.`).toBody());
   });
 
+  const metrics = deps.metrics;
+  if (metrics) {
+    // The route's template (/goals/:id), never the URL itself: label values stay a small, fixed set.
+    app.addHook("onResponse", async (req, reply) => {
+      metrics.metrics.httpRequest({ route: req.routeOptions.url ?? "unmatched", method: req.method, statusCode: reply.statusCode, seconds: reply.elapsedTime / 1000 });
+    });
+  }
+
   const services = () => {
     if (!deps.services) throw new LoopSmithError("LS_ERR_NOT_READY", "Goal storage is not configured in this instance.");
     return deps.services;
@@ -145,5 +164,7 @@ export async function build(deps: ApiDeps) {
   await app.register(receiptRoutes, { deps: services });
   await app.register(replayRoutes, { deps: services });
   await app.register(artifactRoutes, { deps: services });
+  if (metrics?.exposition) await app.register(metricsRoutes, { exposition: metrics.exposition, token: metrics.token });
+  if (deps.dashboardQueues) await app.register(queueDashboardRoutes, { queues: deps.dashboardQueues });
   return app;
 }

@@ -25,11 +25,22 @@ export function requireAdmin(req: FastifyRequest): void {
   if (req.admin !== true) throw new LoopSmithError("LS_ERR_FORBIDDEN", "Not the admin key.");
 }
 
-// The receipt keys are public so that anyone handed a receipt can check it.
-export const PUBLIC = [/^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/, /^\/\.well-known\/loopsmith-receipt-keys(\?|$)/];
+// The receipt keys are public so that anyone handed a receipt can check it. /metrics checks its own token
+// (METRICS_TOKEN, see routes/metrics.ts), never a tenant's key.
+export const PUBLIC = [/^\/metrics(\?|$)/, /^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/, /^\/\.well-known\/loopsmith-receipt-keys(\?|$)/];
 
 export function isPublic(req: FastifyRequest): boolean {
   return PUBLIC.some((p) => p.test(req.url));
+}
+
+/** The password of `Authorization: Basic ...` (the user name is ignored), for the queue dashboard's pages. */
+export function basicPassword(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  const m = typeof h === "string" ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h) : null;
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : undefined;
 }
 
 export function bearer(req: FastifyRequest): string | undefined {
@@ -59,14 +70,16 @@ export function registerAuth(app: FastifyInstance, settings: () => AuthSettings)
     if (isPublic(req)) return;
     // No such route: let the 404 say so (it reveals nothing a key would protect).
     if (req.routeOptions.url === undefined) return;
-    const key = bearer(req);
     if (req.url.startsWith("/admin/")) {
+      // The queue dashboard is opened in a browser, which can send the key only as a Basic password.
+      const key = bearer(req) ?? (req.url.startsWith("/admin/queues") ? basicPassword(req) : undefined);
       if (!key) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "Send the admin key: Authorization: Bearer <ADMIN_API_KEY>.");
       const want = settings().adminApiKey;
       if (!isAdminKey(key, want)) throw new LoopSmithError("LS_ERR_FORBIDDEN", want === undefined ? "Admin routes are disabled: ADMIN_API_KEY is not set." : "Not the admin key.");
       req.admin = true;
       return;
     }
+    const key = bearer(req);
     if (!key) throw new LoopSmithError("LS_ERR_UNAUTHORIZED");
     // Read from the database on every request, never cached: a revocation or expiry applies to the next one.
     const checked = await checkApiKey(settings().prisma, key);

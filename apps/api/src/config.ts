@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
+import { metricsConfigSchema } from "@loopsmith/metrics";
 import { modelConfigSchema } from "@loopsmith/models";
 import { budgetConfigSchema, stepRetryConfigSchema } from "@loopsmith/schemas";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
@@ -56,6 +57,7 @@ export const apiConfigSchema = baseConfigSchema
   .extend(stepRetryConfigSchema.shape)
   .extend(webhookConfigSchema.shape)
   .extend(apiLimitsConfigSchema.shape)
+  .extend(metricsConfigSchema.shape)
   .extend({
     BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
     // A request body must arrive within this many ms of its headers (408 otherwise).
@@ -65,6 +67,9 @@ export const apiConfigSchema = baseConfigSchema
     HOST: z.string().min(1).default("127.0.0.1"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+    // Where /readyz learns that sandboxes can run: "docker" asks the engine (the API needs its socket);
+    // "runners" reads the runners' heartbeats and self-check results in Redis (no socket, no root).
+    READY_SANDBOX_FROM: z.enum(["docker", "runners"]).default("docker"),
     // Requests per tenant per minute (all routes but health); 0 disables the limit.
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
     // 401/403 answers per client address per minute before that address gets 429; 0 disables.

@@ -3,9 +3,12 @@ import type Docker from "dockerode";
 import { LoopSmithError } from "@loopsmith/core";
 import type { PrismaClient } from "@loopsmith/db";
 import { imageExists, pingDocker } from "@loopsmith/sandbox";
+import { runnerHeartbeatPattern, runnerReadyPattern } from "@loopsmith/schemas";
 import type { Readiness } from "./routes/health";
 
-export function realReadiness(deps: { prisma: PrismaClient; redis: Redis; docker: Docker; sandboxImage: string }): Readiness {
+type CoreDeps = { prisma: PrismaClient; redis: Redis };
+
+function coreReadiness(deps: CoreDeps): Pick<Readiness, "postgres" | "redis"> {
   return {
     // Probes throw the dependency's own error (logged in full, shown as publicError in /readyz).
     postgres: async () => {
@@ -16,6 +19,13 @@ export function realReadiness(deps: { prisma: PrismaClient; redis: Redis; docker
       const pong = await deps.redis.ping();
       return `PING answered ${pong}`;
     },
+  };
+}
+
+/** Readiness probing the Docker engine and the sandbox image itself (READY_SANDBOX_FROM=docker). */
+export function realReadiness(deps: CoreDeps & { docker: Docker; sandboxImage: string }): Readiness {
+  return {
+    ...coreReadiness(deps),
     docker: async () => {
       await pingDocker(deps.docker);
       return "engine answered /_ping";
@@ -25,6 +35,43 @@ export function realReadiness(deps: { prisma: PrismaClient; redis: Redis; docker
         throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `image ${deps.sandboxImage} is missing: run npm run sandbox:image`);
       }
       return `image ${deps.sandboxImage} present`;
+    },
+  };
+}
+
+/** Keys matching `pattern` (SCAN, a bounded number of rounds): the runners' liveness keys are few. */
+async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = "0";
+  for (let round = 0; round < 100; round++) {
+    const [next, found] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    keys.push(...found);
+    cursor = next;
+    if (cursor === "0") break;
+  }
+  return keys;
+}
+
+/**
+ * Readiness without the Docker engine (READY_SANDBOX_FROM=runners): the API never touches Docker, so it
+ * needs neither the socket nor root. The runners run the sandboxes; their heartbeats say they are alive,
+ * and their ready keys that their start-up sandbox self-check passed (the image runs and imports pandas,
+ * a never-ending program is killed at its limit). docker: some runner of this queue prefix is alive;
+ * sandbox_image: some runner passed its self-check.
+ */
+export function runnerReadiness(deps: CoreDeps & { prefix: string }): Readiness {
+  return {
+    ...coreReadiness(deps),
+    docker: async () => {
+      const alive = await scanKeys(deps.redis, runnerHeartbeatPattern(deps.prefix));
+      if (alive.length === 0) throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `no runner heartbeat under queue prefix ${deps.prefix}: start a runner`);
+      return `${alive.length} runner(s) alive (heartbeats)`;
+    },
+    sandbox_image: async () => {
+      const ready = await scanKeys(deps.redis, runnerReadyPattern(deps.prefix));
+      if (ready.length === 0) throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", "no runner has passed its sandbox self-check yet");
+      const image = await deps.redis.get(ready[0]!);
+      return `${ready.length} runner(s) passed the sandbox self-check${image ? ` (image ${image})` : ""}`;
     },
   };
 }

@@ -7,7 +7,8 @@ import { goalStepJob, QUEUES } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
-import { realReadiness } from "./readiness";
+import { createApiMetrics } from "./metrics";
+import { realReadiness, runnerReadiness } from "./readiness";
 
 const config = configOrExit("loopsmith-api", () => loadApiConfig(process.env));
 const log = createLogger({ name: "loopsmith-api", level: config.LOG_LEVEL });
@@ -16,8 +17,6 @@ const prisma = createPrisma(config.DATABASE_URL);
 const redis = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
 redis.on("error", (err) => log.debug({ err }, "redis connection error"));
 redis.connect().catch(() => undefined);
-const docker = dockerClient(config.DOCKER_HOST);
-const sandboxImage = config.SANDBOX_IMAGE ?? sandboxImageTag();
 
 // The producer side fails fast (no offline queue) so that a submit during a Redis outage is refused
 // with a 503 rather than hanging.
@@ -26,6 +25,8 @@ queueConnection.on("error", (err) => log.debug({ err }, "redis (queue) connectio
 const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
 const webhookQueue = createWebhookQueue(queueConnection, config.QUEUE_PREFIX);
 const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
+
+const metrics = createApiMetrics({ prisma, queues: [queue, webhookQueue] });
 
 let secrets: ReturnType<typeof loadWebhookSecretBox>;
 try {
@@ -62,7 +63,13 @@ const app = await build({
     loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
-  readiness: realReadiness({ prisma, redis, docker, sandboxImage }),
+  metrics: { metrics, exposition: metrics, token: config.METRICS_TOKEN },
+  dashboardQueues: [queue, webhookQueue],
+  // Only READY_SANDBOX_FROM=docker makes a Docker client: with "runners" the API never touches the engine.
+  readiness:
+    config.READY_SANDBOX_FROM === "runners"
+      ? runnerReadiness({ prisma, redis, prefix: config.QUEUE_PREFIX })
+      : realReadiness({ prisma, redis, docker: dockerClient(config.DOCKER_HOST), sandboxImage: config.SANDBOX_IMAGE ?? sandboxImageTag() }),
 });
 
 let closing = false;

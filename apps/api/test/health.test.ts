@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrisma } from "@loopsmith/db";
 import { sandboxImageTag } from "@loopsmith/sandbox";
 import { build } from "../src/app";
-import { realReadiness } from "../src/readiness";
-import { closedPort, DATABASE_URL, REDIS_URL } from "../../../tests/support/services";
+import { realReadiness, runnerReadiness } from "../src/readiness";
+import { runnerHeartbeatKey, runnerReadyKey } from "@loopsmith/schemas";
+import { closedPort, DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
 
 const prisma = createPrisma(DATABASE_URL);
 const redis = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
@@ -101,6 +102,38 @@ describe("GET /readyz", () => {
     } finally {
       await deadPrisma.$disconnect();
       await noDb.$disconnect();
+    }
+  });
+});
+
+describe("GET /readyz with READY_SANDBOX_FROM=runners (issue 13)", () => {
+  it("needs no Docker engine: the sandbox is ready once a runner is alive and has passed its self-check", async () => {
+    const prefix = randomPrefix("readyz");
+    const app = await build({ logger: false, readiness: runnerReadiness({ prisma, redis, prefix }) });
+    try {
+      const none = await app.inject({ method: "GET", url: "/readyz" });
+      expect(none.statusCode).toBe(503);
+      expect(none.json().missing).toEqual(["docker", "sandbox_image"]);
+      expect(none.json().checks.docker).toMatchObject({ ok: false, code: "LS_ERR_SANDBOX_UNAVAILABLE", detail: expect.stringMatching(/no runner heartbeat/) });
+
+      // Alive, still in its start-up self-check.
+      await redis.set(runnerHeartbeatKey(prefix, "r1"), String(Date.now()), "PX", 10_000);
+      const starting = await app.inject({ method: "GET", url: "/readyz" });
+      expect(starting.json().missing).toEqual(["sandbox_image"]);
+      expect(starting.json().checks.sandbox_image.detail).toMatch(/no runner has passed its sandbox self-check/);
+
+      await redis.set(runnerReadyKey(prefix, "r1"), "loopsmith/sandbox-python:x", "PX", 10_000);
+      const ready = await app.inject({ method: "GET", url: "/readyz" });
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json().checks.docker.detail).toBe("1 runner(s) alive (heartbeats)");
+      expect(ready.json().checks.sandbox_image.detail).toBe("1 runner(s) passed the sandbox self-check (image loopsmith/sandbox-python:x)");
+      // Another prefix's runners do not count.
+      const other = await build({ logger: false, readiness: runnerReadiness({ prisma, redis, prefix: `${prefix}-other` }) });
+      expect((await other.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
+      await other.close();
+    } finally {
+      await redis.del(runnerHeartbeatKey(prefix, "r1"), runnerReadyKey(prefix, "r1"));
+      await app.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
+import { metricsConfigSchema } from "@loopsmith/metrics";
 import { KEY_ID } from "@loopsmith/receipts";
 import { stepRetryConfigSchema } from "@loopsmith/schemas";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
@@ -11,7 +12,12 @@ export const runnerConfigSchema = baseConfigSchema
   .extend(pricingConfigSchema.shape)
   .extend(stepRetryConfigSchema.shape)
   .extend(webhookConfigSchema.shape)
+  .extend(metricsConfigSchema.shape)
   .extend({
+    // Prometheus /metrics of this runner (README "Metrics"): off unless a port is set (9464 is the usual
+    // one); on 127.0.0.1 unless RUNNER_METRICS_HOST opens it wider (then set METRICS_TOKEN too).
+    RUNNER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    RUNNER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
     RUNNER_ID: z.string().regex(/^[a-zA-Z0-9_.-]+$/).optional(),
     RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
     // How long SIGTERM waits for the job in hand before releasing it back to the queue.

@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { configOrExit, createLogger } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
+import { startMetricsServer, type MetricsServer } from "@loopsmith/metrics";
 import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
-import { createRunner } from "./runtime";
+import { createRunner, createRunnerMetrics } from "./runtime";
 import { sandboxSelfCheck } from "./self-check";
 import { endlessProbe } from "./states/self-test";
 
@@ -32,6 +33,8 @@ const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
 // Its pool starts filling after the leftover sweep below (which would take the new containers for ours
 // from a previous life) and is drained on shutdown.
 const sandbox = createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log, pool: sandboxPoolOptions(config) });
+
+const metrics = createRunnerMetrics(sandbox);
 
 // BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
 const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
@@ -68,6 +71,7 @@ const runner = createRunner({
   afterCommit: faultInjection(config.RUNNER_FAULT),
   receipts,
   secretBox: secrets.box,
+  metrics,
 });
 const worker = runner.worker;
 
@@ -97,6 +101,23 @@ try {
   process.exit(1);
 }
 
+let metricsServer: MetricsServer | undefined;
+if (config.RUNNER_METRICS_PORT > 0) {
+  try {
+    metricsServer = await startMetricsServer({
+      exposition: metrics,
+      host: config.RUNNER_METRICS_HOST,
+      port: config.RUNNER_METRICS_PORT,
+      token: config.METRICS_TOKEN,
+      onError: (err) => log.warn({ err }, "metrics collection failed"),
+    });
+    log.info({ host: config.RUNNER_METRICS_HOST, port: metricsServer.port, token: config.METRICS_TOKEN !== undefined }, "metrics at /metrics");
+  } catch (err) {
+    log.fatal({ err }, "cannot listen for /metrics (RUNNER_METRICS_PORT)");
+    process.exit(1);
+  }
+}
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
@@ -114,7 +135,7 @@ async function shutdown(signal: string) {
   // No idle container outlives the runner (the leftover sweep would find them, but later).
   await sandbox.close();
   clearTimeout(timer);
-  await Promise.allSettled([connection.quit(), prisma.$disconnect()]);
+  await Promise.allSettled([connection.quit(), prisma.$disconnect(), metricsServer?.close()]);
   log.info("stopped");
   process.exit(0);
 }

@@ -3,16 +3,18 @@
 import { Queue, type Worker } from "bullmq";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
-import { publicError, type Logger } from "@loopsmith/core";
+import { noopMetrics, publicError, type Logger, type Metrics } from "@loopsmith/core";
 import { advanceGoal, sealWebhookSecrets, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
-import { removeLeftovers, type Sandbox } from "@loopsmith/sandbox";
+import { addPoolGauge, createPromMetrics, type PromMetrics } from "@loopsmith/metrics";
+import { removeLeftovers, type PooledSandbox, type Sandbox } from "@loopsmith/sandbox";
 import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
-import { goalStepJob, QUEUES, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
+import { goalStepJob, QUEUES, runnerHeartbeatKey, runnerReadyKey, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
 import { admitStep } from "./fairness";
+import { instrumentSandbox } from "./instrument";
 import { publishReceiptKey, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
@@ -39,6 +41,8 @@ export interface RunnerDeps {
   receipts: ReceiptSigner;
   /** Opens the tenants' webhook signing secrets (encrypted at rest). */
   secretBox: SecretBox;
+  /** Goal moves, sandbox runs, model calls, job latency and webhook deliveries (default: reported nowhere). */
+  metrics?: Metrics;
 }
 
 export interface Runner {
@@ -57,6 +61,13 @@ export interface Runner {
   close(force?: boolean): Promise<void>;
 }
 
+/** The runner's metrics (README "Metrics"): what createRunner reports, and its sandbox pool at scrape time. */
+export function createRunnerMetrics(sandbox: Pick<PooledSandbox, "poolStats">): PromMetrics {
+  const metrics = createPromMetrics({ app: "runner" });
+  addPoolGauge(metrics, () => sandbox.poolStats());
+  return metrics;
+}
+
 export function createRunner(deps: RunnerDeps): Runner {
   const { config, log, prisma } = deps;
   const runnerId = deps.runnerId ?? deps.prefix;
@@ -68,9 +79,11 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
   // One pool of check threads per runner (see the verifier's pool.ts), unless the caller brings its own.
   const checks = deps.checks ?? createCheckPool({ timeoutMs: config.CHECK_TIMEOUT_MS });
+  const metrics = deps.metrics ?? noopMetrics;
   const stepDeps = {
     prisma,
-    sandbox: deps.sandbox,
+    sandbox: deps.metrics ? instrumentSandbox(deps.sandbox, metrics) : deps.sandbox,
+    metrics,
     checks,
     models: deps.models,
     log,
@@ -110,6 +123,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     try {
       const admission = await admitStep(prisma, job, tenantCap, stepDeps.now());
       if (admission.run) {
+        // Once per job, when its step really starts: a step deferred by tenant fairness counts its whole wait.
+        if (spent === 0) metrics.jobStarted({ queue: QUEUES.goals, waitSeconds: (Date.now() - meta.dueAt) / 1000 });
         const outcome = await runStep(stepDeps, job);
         if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
         return outcome;
@@ -161,14 +176,21 @@ export function createRunner(deps: RunnerDeps): Runner {
     config,
     secretBox: deps.secretBox,
     log,
+    metrics,
     autorun: false,
     // A delivery whose runner died is picked up as soon as a step is.
     lockDurationMs: config.WORKER_LOCK_MS,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
   });
 
-  const heartbeatKey = (id: string) => `${deps.prefix}:runner:${id}`;
-  const beat = () => deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+  const heartbeatKey = (id: string) => runnerHeartbeatKey(deps.prefix, id);
+  // Set once start() runs, which main.ts calls after the sandbox self-check passed: an API that reads
+  // readiness from the runners (READY_SANDBOX_FROM=runners) takes that as the sandbox's readiness.
+  let ready = false;
+  const beat = async () => {
+    await deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+    if (ready) await deps.connection.set(runnerReadyKey(deps.prefix, runnerId), deps.sandbox.image, "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+  };
 
   const sweep = async () => {
     let containers = 0;
@@ -234,6 +256,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
       if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
       if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
+      ready = true;
       await heartbeat();
       await checks.warm();
       const sweeping = setInterval(() => {
@@ -251,7 +274,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       for (const t of timers.splice(0)) clearInterval(t);
       beating = undefined;
       await Promise.all([worker.close(force), deliveryWorker.close(force)]);
-      await deps.connection.del(heartbeatKey(runnerId)).catch(() => undefined);
+      await deps.connection.del(heartbeatKey(runnerId), runnerReadyKey(deps.prefix, runnerId)).catch(() => undefined);
       await queue.close();
       await webhookQueue.close();
       if (!deps.checks) await checks.close();

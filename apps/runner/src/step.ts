@@ -58,6 +58,8 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
       return (model ??= deps.models(modelSpec.parse(goal.model)));
     },
   };
+  // When the goal entered this state (its latest tape row), for the time-in-state histogram.
+  const enteredAt = deps.metrics ? await enteredStateAt(deps.prisma, goal) : goal.updatedAt;
   const watcher = watchForMove(deps.prisma, goal, abort, deps.watchIntervalMs ?? 1000);
   let result: StepResult;
   try {
@@ -104,6 +106,7 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
       ({ version } = await commit(result.degraded!(why)));
     }
     deps.log.info({ goalId: goal.id, from: move.from, to: move.to, version }, "goal moved");
+    deps.metrics?.goalMoved({ from: move.from, to: move.to, reason: move.reason, secondsInState: (deps.now().getTime() - enteredAt.getTime()) / 1000 });
     deps.afterCommit?.(move);
     await scheduleAfter(deps, goal, move.to, version);
     return { done: true, from: move.from, to: move.to, version };
@@ -137,6 +140,11 @@ export function dataRefusal(e: unknown): string | undefined {
   }
   // The reason is itself stored: keep it short and free of anything Postgres would refuse again.
   return why === undefined ? undefined : storable(why).text.slice(0, REFUSAL_MAX);
+}
+
+async function enteredStateAt(prisma: PrismaClient, goal: Goal): Promise<Date> {
+  const row = await prisma.transition.findFirst({ where: { goalId: goal.id }, orderBy: { seq: "desc" }, select: { at: true } });
+  return row?.at ?? goal.createdAt;
 }
 
 /** What follows a committed move: its webhook deliveries, and the next step (or the approval timeout). */

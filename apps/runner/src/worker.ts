@@ -11,6 +11,8 @@ export interface JobMeta {
   stalls: number;
   /** Tries this job gets in all, however they end. */
   maxAttempts: number;
+  /** When the job became due (added, plus the delay it was added with), in ms since the epoch. */
+  dueAt: number;
   /**
    * Puts the job back, delayed, without spending a try (BullMQ's moveToDelayed skips the attempt count)
    * and without failing it: it stays in the queue, so a crash after this loses nothing. Never returns.
@@ -52,6 +54,7 @@ export function createGoalWorker(deps: {
         stalls: job.stalledCounter,
         // A job added without attempts (BullMQ stores 0) gets one try.
         maxAttempts: Math.max(1, job.opts.attempts ?? 1),
+        dueAt: job.timestamp + (job.opts.delay ?? 0),
         defer: async (delayMs) => {
           await job.moveToDelayed(Date.now() + delayMs, token);
           // Tells BullMQ the job was moved on purpose: it neither completes nor fails it.

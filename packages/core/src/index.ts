@@ -5,3 +5,4 @@ export * from "./config";
 export * from "./storable";
 export * from "./version";
 export * from "./key-file";
+export * from "./metrics";

@@ -139,7 +139,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     report: verifiedArtifact && deliverable?.endsWith(".json") ? parseReport(verifiedArtifact.content) : null,
     failure_report: failure.success ? failure.data : null,
     budgets: storedBudgets(goal.budgets, goal.maxAttempts),
-    webhook: (goal.webhook as { url: string } | null) ?? null,
+    webhook: webhookView(goal.webhook),
     cost: {
       cost_usd: calls._sum.costUsd ?? 0,
       model_calls: calls._count._all,
@@ -245,4 +245,11 @@ export async function buildFailureReport(tx: Tx, goalId: string, reason: string,
     last_script: script,
     ...extra,
   };
+}
+
+/** The goal's webhook as the API shows it (the column may also hold why it was disabled). */
+function webhookView(webhook: unknown): GoalView["webhook"] {
+  const w = webhook as { url?: unknown; payload?: unknown; disabled_at?: unknown } | null;
+  if (!w || typeof w.url !== "string") return null;
+  return { url: w.url, payload: w.payload === "thin" ? "thin" : "full", disabled_at: typeof w.disabled_at === "string" ? w.disabled_at : null };
 }

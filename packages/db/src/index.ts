@@ -74,3 +74,6 @@ export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";
 
 // What a tenant holds right now (per-tenant caps: the runner's active goals, the API's open goals).
 export { openGoalCount, workingGoalsAhead } from "./tenant-load";
+
+// Counts for monitoring.
+export { goalCounts } from "./goal-counts";

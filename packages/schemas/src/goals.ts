@@ -82,6 +82,10 @@ export type GoalBudget = z.infer<typeof goalBudget>;
 export const webhookSpec = z
   .object({
     url: z.url({ protocol: /^https?$/ }).max(2048).describe("Receives goal.verified / goal.failed / goal.cancelled / goal.awaiting_approval, signed per Standard Webhooks."),
+    payload: z
+      .enum(["full", "thin"])
+      .optional()
+      .describe("full (default): the whole goal, as GET /goals/:id shows it; thin: its id, state, verified, failure_reason, version and links, for receivers that fetch the goal themselves."),
   })
   .strict()
   .meta({ id: "Webhook" });
@@ -302,7 +306,13 @@ export const goalView = z
     report: z.unknown().describe("The verified deliverable parsed as JSON when it is a .json file (exactly as written, big integers as strings of digits... see the README); null unless verified or for other deliverables."),
     failure_report: failureReport.nullable().describe("Set when the goal ended failed."),
     budgets: budgetsView,
-    webhook: z.object({ url: z.string() }).nullable(),
+    webhook: z
+      .object({
+        url: z.string(),
+        payload: z.enum(["full", "thin"]),
+        disabled_at: z.string().nullable().describe("When a receiver's 410 Gone disabled this webhook: no later event of the goal is sent."),
+      })
+      .nullable(),
     cost: z.object({
       cost_usd: z.number().describe("Model spend so far (USD) from the price table, possibly billed calls included."),
       model_calls: z.int(),

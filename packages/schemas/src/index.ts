@@ -6,3 +6,4 @@ export * from "./budgets";
 export * from "./webhooks";
 export * from "./replay";
 export * from "./artifacts";
+export * from "./heartbeat";

@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseSchedule } from "./schedule";
 
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -25,10 +26,45 @@ export const webhookConfigSchema = z.object({
     }),
   /** HTTP attempts per delivery (and per redelivery) before it is dead. */
   WEBHOOK_MAX_ATTEMPTS: positive(8),
-  /** The first retry's delay; each retry doubles it. */
-  WEBHOOK_BACKOFF_MS: positive(5000),
+  /**
+   * The delay before each retry (comma-separated durations: 500ms, 5s, 30m, 2h, or seconds); the last one
+   * repeats when WEBHOOK_MAX_ATTEMPTS allows more retries than listed. Default: about a day (schedule.ts).
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .transform((raw, ctx) => {
+      try {
+        return parseSchedule(raw);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Each retry's delay is multiplied by a random factor in [1 - j, 1 + j]. */
+  WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
+  /** The longest wait a receiver's Retry-After can impose before the next retry (a duration). */
+  WEBHOOK_RETRY_AFTER_MAX: z
+    .string()
+    .default("6h")
+    .transform((raw, ctx) => {
+      const ms = parseDuration(raw);
+      if (ms === null) {
+        ctx.addIssue({ code: "custom", message: `"${raw}" is not a duration (like 30m or 6h)` });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   /** Per HTTP attempt, covering connect, headers and the (discarded) body. */
-  WEBHOOK_TIMEOUT_MS: positive(10_000),
+  WEBHOOK_TIMEOUT_MS: positive(15_000),
+  /**
+   * Where the API is reached from outside (https://loopsmith.example.com): thin payloads' links are
+   * absolute under it; unset, they are paths (/goals/<id>) for the receiver to put under the URL it knows.
+   */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ""))
+    .optional(),
   /**
    * Webhook POSTs of one tenant in flight at once, across all runners (0: no cap). Keep it below the
    * delivery worker's concurrency (4 per runner), so that a tenant whose receiver hangs leaves slots to

@@ -6,15 +6,17 @@ import { LoopSmithError } from "@loopsmith/core";
 import { UUID, type DeliveryAttempt, type PrismaClient, type Tx, type WebhookDelivery } from "@loopsmith/db";
 import type { DeliveryView, WebhookEvent } from "@loopsmith/schemas";
 import { eventForState } from "./events";
+import { goalWebhook } from "./payload";
 import { enqueueDelivery, type RetryConfig } from "./queue";
 
 export function newMessageId(): string {
   return "msg_" + randomBytes(16).toString("hex");
 }
 
+/** Where the goal's events go; null without a webhook, or once a receiver's 410 disabled it. */
 function webhookUrl(webhook: unknown): string | null {
-  const url = (webhook as { url?: unknown } | null)?.url;
-  return typeof url === "string" && url !== "" ? url : null;
+  const w = goalWebhook(webhook);
+  return w && !w.disabled_at ? w.url : null;
 }
 
 /**

@@ -11,6 +11,8 @@ export interface PostResult {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** The receiver's Retry-After header, as sent (see parseRetryAfter); null without one. */
+  retryAfter?: string | null;
 }
 
 export async function postPinned(opts: {
@@ -33,11 +35,12 @@ export async function postPinned(opts: {
 
   return new Promise<PostResult>((resolve) => {
     let settled = false;
+    let retryAfter: string | null = null;
     const done = (statusCode: number | null, error: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ statusCode, latencyMs: elapsed(), error });
+      resolve({ statusCode, latencyMs: elapsed(), error, retryAfter });
     };
     const req = (url.protocol === "https:" ? https : http).request(url, {
       method: "POST",
@@ -54,6 +57,8 @@ export async function postPinned(opts: {
     }, opts.timeoutMs);
     req.on("response", (res) => {
       statusCode = res.statusCode ?? null;
+      const header = res.headers["retry-after"];
+      retryAfter = typeof header === "string" ? header.slice(0, 100) : null;
       let read = 0;
       const finish = () => done(statusCode, statusCode !== null && statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`);
       res.on("data", (chunk: Buffer) => {

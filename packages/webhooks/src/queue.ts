@@ -5,7 +5,10 @@ import { QUEUES, type WebhookJob } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
 
 export type WebhookQueue = Queue<WebhookJob>;
-export type RetryConfig = Pick<WebhookConfig, "WEBHOOK_MAX_ATTEMPTS" | "WEBHOOK_BACKOFF_MS">;
+export type RetryConfig = Pick<WebhookConfig, "WEBHOOK_MAX_ATTEMPTS">;
+
+/** The backoff type of delivery jobs: the delivery worker's backoffStrategy computes it (see worker.ts). */
+export const DELIVERY_BACKOFF = "webhook-schedule";
 
 export function createWebhookQueue(connection: Redis, prefix: string): WebhookQueue {
   return new Queue<WebhookJob>(QUEUES.webhooks, { connection, prefix });
@@ -22,7 +25,8 @@ export async function enqueueDelivery(queue: Queue, deliveryId: string, config: 
   await queue.add("deliver", job, {
     jobId,
     attempts: config.WEBHOOK_MAX_ATTEMPTS,
-    backoff: { type: "exponential", delay: config.WEBHOOK_BACKOFF_MS },
+    // The delay is the worker's to compute (schedule, jitter, Retry-After): it knows the failed attempt.
+    backoff: { type: DELIVERY_BACKOFF },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });

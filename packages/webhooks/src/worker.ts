@@ -1,14 +1,18 @@
 // The delivery worker: one BullMQ job per delivery (or redelivery); each job attempt is one HTTP POST,
-// logged as one DeliveryAttempt row, written before the POST and settled after it. BullMQ owns the retry
-// schedule (exponential backoff).
+// logged as one DeliveryAttempt row, written before the POST and settled after it. BullMQ schedules the
+// retries; their delays come from this worker's backoffStrategy (WEBHOOK_RETRY_SCHEDULE with jitter, or a
+// longer Retry-After). A 410 Gone ends the delivery and disables the goal's webhook.
 import { randomUUID } from "node:crypto";
 import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { publicError, type Logger } from "@loopsmith/core";
+import { noopMetrics, publicError, type Logger, type Metrics, type WebhookAttemptOutcome } from "@loopsmith/core";
 import { activeWebhookSecrets, loadGoalView, type PrismaClient, type SecretBox, type Tx, type WebhookDelivery } from "@loopsmith/db";
 import { QUEUES, webhookJobSchema } from "@loopsmith/schemas";
 import type { WebhookConfig } from "./config";
+import { goalWebhook, thinPayload } from "./payload";
 import { postPinned, type PostResult } from "./post";
+import { DELIVERY_BACKOFF } from "./queue";
+import { nextRetryDelayMs, parseRetryAfter } from "./schedule";
 import { signWebhook } from "./sign";
 import { redisDeliverySlots, type DeliverySlots } from "./slots";
 import { checkWebhookUrl, type LookupAll } from "./ssrf";
@@ -32,6 +36,10 @@ export interface DeliveryWorkerDeps {
   stalledIntervalMs?: number;
   /** Per-tenant slots (default: leases in Redis, WEBHOOK_TENANT_IN_FLIGHT per tenant). */
   slots?: DeliverySlots;
+  /** Attempts and deliveries by outcome (default: reports nothing). */
+  metrics?: Metrics;
+  /** The retry jitter's randomness, in [0, 1) (tests). */
+  random?: () => number;
 }
 
 /** The log text of an attempt whose POST is under way; a crash leaves it so, visibly. */
@@ -51,6 +59,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
     maxStalledCount: deps.config.WEBHOOK_MAX_ATTEMPTS,
     ...(deps.lockDurationMs ? { lockDuration: deps.lockDurationMs } : {}),
     ...(deps.stalledIntervalMs ? { stalledInterval: deps.stalledIntervalMs } : {}),
+    settings: { backoffStrategy: (attemptsMade: number, type?: string, err?: Error) => retryDelayMs(deps, attemptsMade, type, err) },
   });
   worker.on("failed", (job, err) =>
     deps.log.warn({ jobId: job?.id, deliveryId: (job?.data as { deliveryId?: string } | undefined)?.deliveryId, err: err.message }, "webhook attempt failed"),
@@ -70,11 +79,28 @@ function defaultSlots(deps: DeliveryWorkerDeps): DeliverySlots {
 }
 
 export class DeliveryFailed extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** What the receiver's Retry-After asked for (ms from now), or null. */
+    readonly retryAfterMs: number | null = null,
+  ) {
     super(message);
     this.name = "DeliveryFailed";
   }
 }
+
+/**
+ * BullMQ's backoffStrategy for delivery jobs: the delay before the retry after `failed` failed tries. Jobs
+ * of another backoff type (none are made now) keep BullMQ's default of an immediate retry.
+ */
+export function retryDelayMs(deps: Pick<DeliveryWorkerDeps, "config" | "random">, failed: number, type: string | undefined, err: Error | undefined): number {
+  if (type !== DELIVERY_BACKOFF) return 0;
+  const plan = { schedule: deps.config.WEBHOOK_RETRY_SCHEDULE, jitter: deps.config.WEBHOOK_RETRY_JITTER, retryAfterMaxMs: deps.config.WEBHOOK_RETRY_AFTER_MAX };
+  return nextRetryDelayMs(plan, failed, err instanceof DeliveryFailed ? err.retryAfterMs : null, deps.random ?? Math.random);
+}
+
+/** What a 410 Gone leaves on the attempt, the delivery and the goal's webhook. */
+export const GONE = "HTTP 410 Gone: the receiver wants no more deliveries; this goal's webhook is disabled";
 
 export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string): Promise<{ status: string; attempt?: number }> {
   const parsed = webhookJobSchema.safeParse(job.data);
@@ -90,13 +116,14 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string
       await tx.deliveryAttempt.updateMany({ where: { deliveryId: id, error: IN_FLIGHT }, data: { error: NO_OUTCOME } });
       await tx.webhookDelivery.updateMany({ where: { id, status: "pending" }, data: { status: "dead", lastError: error } });
     });
+    (deps.metrics ?? noopMetrics).webhookDelivery({ outcome: "dead" });
     deps.log.warn({ deliveryId: id, tries: spent, stalls: job.stalledCounter }, "webhook attempts exhausted by stalls; delivery is dead");
     throw new UnrecoverableError(error);
   }
   const lastTry = spent + 1 >= tries;
   let outcome: Awaited<ReturnType<typeof attemptDelivery>>;
   try {
-    outcome = await attemptDelivery(deps, id, lastTry);
+    outcome = await attemptDelivery(deps, id, lastTry, job.timestamp + (job.opts.delay ?? 0));
   } catch (e) {
     // Anything that failed before an attempt was recorded (database, secrets): on the last try the
     // delivery must still end dead, or it would stay pending with no job and refuse every redelivery.
@@ -118,13 +145,15 @@ export async function deliver(deps: DeliveryWorkerDeps, job: Job, token?: string
   throw new DelayedError();
 }
 
-async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: boolean): Promise<{ status: string; attempt?: number }> {
+async function attemptDelivery(deps: DeliveryWorkerDeps, id: string, lastTry: boolean, dueAt: number): Promise<{ status: string; attempt?: number }> {
   const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id } });
   // Gone with its goal, or already settled by an earlier job: nothing to do.
   if (!delivery || delivery.status !== "pending") return { status: delivery?.status ?? "missing" };
   const slots = deps.slots ?? defaultSlots(deps);
   const holder = randomUUID();
   if (!(await slots.acquire(delivery.tenantId, holder))) return { status: "deferred" };
+  // Once per delivery, when its first attempt really starts (after any deferrals for the tenant's slots).
+  if (delivery.attempts === 0) deps.metrics?.jobStarted({ queue: QUEUES.webhooks, waitSeconds: (Date.now() - dueAt) / 1000 });
   try {
     return await attemptHeld(deps, delivery, lastTry);
   } finally {
@@ -137,10 +166,13 @@ async function attemptHeld(deps: DeliveryWorkerDeps, delivery: WebhookDelivery, 
   const { prisma, config, log } = deps;
   const now = deps.now ?? (() => new Date());
 
+  const metrics = deps.metrics ?? noopMetrics;
   let payload = delivery.payload;
   if (payload === null) {
     // Built once and stored, so that every retry and redelivery sends the same bytes under the same id.
-    const data = await loadGoalView(prisma, { tenantId: delivery.tenantId, id: delivery.goalId });
+    const goal = await prisma.goal.findFirst({ where: { id: delivery.goalId, tenantId: delivery.tenantId } });
+    const thin = goal !== null && goalWebhook(goal.webhook)?.payload === "thin";
+    const data = goal === null ? null : thin ? thinPayload(goal, config.PUBLIC_BASE_URL) : await loadGoalView(prisma, { tenantId: delivery.tenantId, id: delivery.goalId });
     if (!data) {
       await prisma.webhookDelivery.update({ where: { id }, data: { status: "dead", lastError: "the goal no longer exists" } });
       throw new UnrecoverableError(`goal ${delivery.goalId} of delivery ${id} not found`);
@@ -157,6 +189,8 @@ async function attemptHeld(deps: DeliveryWorkerDeps, delivery: WebhookDelivery, 
   if (!check.ok) {
     const error = `refused: ${check.reason}`;
     const attempt = await record(prisma, id, { statusCode: null, latencyMs: Math.round(performance.now() - started), error }, "dead");
+    metrics.webhookAttempt({ outcome: "refused", seconds: (performance.now() - started) / 1000 });
+    metrics.webhookDelivery({ outcome: "dead" });
     log.warn({ deliveryId: id, attempt, reason: check.reason, detail: check.detail }, "webhook URL refused at delivery time; delivery is dead");
     throw new UnrecoverableError(error);
   }
@@ -175,15 +209,47 @@ async function attemptHeld(deps: DeliveryWorkerDeps, delivery: WebhookDelivery, 
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   });
 
+  const observe = (outcome: WebhookAttemptOutcome) => metrics.webhookAttempt({ outcome, seconds: result.latencyMs / 1000 });
+
   if (result.error === null) {
     await settle(prisma, id, attempt, result, "delivered", now());
+    observe("delivered");
+    metrics.webhookDelivery({ outcome: "delivered" });
     log.info({ deliveryId: id, attempt, statusCode: result.statusCode, latencyMs: result.latencyMs }, "webhook delivered");
     return { status: "delivered", attempt };
   }
+  if (result.statusCode === 410) {
+    // Standard Webhooks: 410 Gone means "stop". No retry, and the goal's later events are not sent either.
+    await settle(prisma, id, attempt, { ...result, error: GONE }, "dead", undefined, (tx) => disableGoalWebhook(tx, delivery, now()));
+    observe("gone");
+    metrics.webhookDelivery({ outcome: "disabled" });
+    log.warn({ deliveryId: id, goalId: delivery.goalId, attempt, url: delivery.url }, "webhook receiver answered 410 Gone: the goal's webhook is disabled");
+    throw new UnrecoverableError(GONE);
+  }
   await settle(prisma, id, attempt, result, lastTry ? "dead" : "pending");
-  if (lastTry) log.warn({ deliveryId: id, attempt, error: result.error }, "webhook attempts exhausted; delivery is dead");
-  // Thrown so that BullMQ schedules the next try with backoff (or, on the last one, fails the job).
-  throw new DeliveryFailed(result.error);
+  observe("failed");
+  if (lastTry) {
+    metrics.webhookDelivery({ outcome: "dead" });
+    log.warn({ deliveryId: id, attempt, error: result.error }, "webhook attempts exhausted; delivery is dead");
+  }
+  // Thrown so that BullMQ schedules the next try (retryDelayMs; on the last one it fails the job).
+  throw new DeliveryFailed(result.error, parseRetryAfter(result.retryAfter, now()));
+}
+
+/**
+ * After a 410: the goal's webhook is marked disabled (so that no later event of the goal creates a
+ * delivery, see createDelivery) and its other pending deliveries to the same URL end dead, unsent.
+ */
+async function disableGoalWebhook(tx: Tx, delivery: WebhookDelivery, at: Date): Promise<void> {
+  const goal = await tx.goal.findUnique({ where: { id: delivery.goalId }, select: { webhook: true } });
+  const webhook = goalWebhook(goal?.webhook);
+  if (webhook && webhook.url === delivery.url && !webhook.disabled_at) {
+    await tx.goal.update({ where: { id: delivery.goalId }, data: { webhook: { ...webhook, disabled_at: at.toISOString(), disabled_reason: "410 Gone" } } });
+  }
+  await tx.webhookDelivery.updateMany({
+    where: { goalId: delivery.goalId, url: delivery.url, status: "pending", id: { not: delivery.id } },
+    data: { status: "dead", lastError: GONE },
+  });
 }
 
 /**
@@ -207,6 +273,7 @@ async function settle(
   result: PostResult,
   status: "pending" | "delivered" | "dead",
   deliveredAt?: Date,
+  also?: (tx: Tx) => Promise<void>,
 ): Promise<void> {
   await prisma.$transaction(async (tx) => {
     await tx.deliveryAttempt.update({
@@ -214,6 +281,7 @@ async function settle(
       data: { statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error },
     });
     await settleStatus(tx, id, result, status, deliveredAt);
+    await also?.(tx);
   });
 }
 

@@ -7,8 +7,10 @@ describe("webhookConfigSchema", () => {
     expect(parseConfig(webhookConfigSchema, {})).toEqual({
       WEBHOOK_ALLOW_CIDRS: [],
       WEBHOOK_MAX_ATTEMPTS: 8,
-      WEBHOOK_BACKOFF_MS: 5000,
-      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_RETRY_SCHEDULE: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      WEBHOOK_RETRY_JITTER: 0.2,
+      WEBHOOK_RETRY_AFTER_MAX: 21_600_000,
+      WEBHOOK_TIMEOUT_MS: 15_000,
       WEBHOOK_TENANT_IN_FLIGHT: 2,
       WEBHOOK_DEFER_MS: 1000,
       WEBHOOK_SECRET_OVERLAP_SECONDS: 86_400,
@@ -20,14 +22,16 @@ describe("webhookConfigSchema", () => {
     const c = parseConfig(webhookConfigSchema, {
       WEBHOOK_ALLOW_CIDRS: " 127.0.0.1/32, 10.0.0.0/8 ,::1,",
       WEBHOOK_MAX_ATTEMPTS: "3",
-      WEBHOOK_BACKOFF_MS: "50",
+      WEBHOOK_RETRY_SCHEDULE: "50ms",
       WEBHOOK_TIMEOUT_MS: "2000",
       WEBHOOK_SECRET_OVERLAP_SECONDS: "0",
     });
     expect(c).toEqual({
       WEBHOOK_ALLOW_CIDRS: ["127.0.0.1/32", "10.0.0.0/8", "::1"],
       WEBHOOK_MAX_ATTEMPTS: 3,
-      WEBHOOK_BACKOFF_MS: 50,
+      WEBHOOK_RETRY_SCHEDULE: [50],
+      WEBHOOK_RETRY_JITTER: 0.2,
+      WEBHOOK_RETRY_AFTER_MAX: 21_600_000,
       WEBHOOK_TIMEOUT_MS: 2000,
       WEBHOOK_TENANT_IN_FLIGHT: 2,
       WEBHOOK_DEFER_MS: 1000,

@@ -21,7 +21,7 @@ const prefix = randomPrefix("secrets");
 const log = createLogger({ name: "secrets-test", level: "silent" });
 const tenants: string[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
-const cfg: WebhookConfig = webhookConfigSchema.parse({ WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_BACKOFF_MS: "50", WEBHOOK_TIMEOUT_MS: "3000" });
+const cfg: WebhookConfig = webhookConfigSchema.parse({ WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE: "50ms", WEBHOOK_TIMEOUT_MS: "3000" });
 const queue = createWebhookQueue(redis, prefix);
 
 beforeAll(async () => {

@@ -23,7 +23,12 @@ export interface Received {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
+
+/** A status, or a status with response headers (a Retry-After). */
+export type Answer = number | { status: number; headers?: Record<string, string> };
 
 export interface Receiver {
   /** http://127.0.0.1:<port>/hook */
@@ -37,15 +42,16 @@ export interface Receiver {
  * A webhook receiver on loopback. `statuses[i]` answers the i-th request; the last one repeats.
  * Records every request with its raw body.
  */
-export async function startReceiver(statuses: number[], port = 0): Promise<Receiver> {
+export async function startReceiver(statuses: Answer[], port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const srv = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      const status = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
-      res.writeHead(status, { "content-type": "text/plain" }).end(`status ${status}`);
+      received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
+      const answer = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
+      const { status, headers } = typeof answer === "number" ? { status: answer, headers: {} } : answer;
+      res.writeHead(status, { "content-type": "text/plain", ...headers }).end(`status ${status}`);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -30,7 +30,7 @@ const tenants: string[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
 
 const config = (env: Record<string, string> = {}): WebhookConfig =>
-  webhookConfigSchema.parse({ WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_BACKOFF_MS: "50", WEBHOOK_TIMEOUT_MS: "3000", ...env });
+  webhookConfigSchema.parse({ WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE: "50ms", WEBHOOK_TIMEOUT_MS: "3000", ...env });
 
 let queue: Queue;
 
@@ -126,7 +126,7 @@ describe("createDelivery", () => {
     await enqueuePendingDeliveries(prisma, q, cfg, goalId);
     const jobs = await q.getJobs(["waiting", "delayed", "active"]);
     expect(jobs.map((j) => [j.id, j.data, j.opts.attempts, j.opts.backoff])).toEqual([
-      [deliveryId, { deliveryId }, 3, { type: "exponential", delay: 50 }],
+      [deliveryId, { deliveryId }, 3, { type: "webhook-schedule" }],
     ]);
     const row = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
     expect(row).toMatchObject({ status: "pending", attempts: 0, payload: null, event: "goal.failed", url: "http://127.0.0.1:1/hook" });
@@ -333,7 +333,7 @@ describe("issue 16.9: every attempt that reached the network is in the log", () 
   const FAST = { lockDurationMs: 2000, stalledIntervalMs: 1000 };
 
   it("a worker SIGKILLed 3 ms after the receiver got the event leaves that attempt visible; the retry is attempt 2, same webhook-id", async () => {
-    const env = { WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_BACKOFF_MS: "50", WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_MAX_ATTEMPTS: "3" };
+    const env = { WEBHOOK_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE: "50ms", WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_MAX_ATTEMPTS: "3" };
     const cfg = config(env);
     const p = randomPrefix("webhooks-kill");
     const q = createWebhookQueue(redis, p);

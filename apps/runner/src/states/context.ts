@@ -1,7 +1,7 @@
 // What every state handler gets and returns. Handlers do the state's work (a model turn, a sandbox run,
 // the checks) and describe the outcome as data: an event for the machine, the evidence for the tape, and
 // the rows to write. They never write goal state themselves; step.ts does, through @loopsmith/db.
-import type { Logger } from "@loopsmith/core";
+import type { Logger, Metrics } from "@loopsmith/core";
 import type { Goal, PrismaClient, Tx } from "@loopsmith/db";
 import type { MachineEvent } from "@loopsmith/machine";
 import type { LoopModel, PricingConfig } from "@loopsmith/models";
@@ -21,6 +21,8 @@ export interface StepDeps {
   /** Injected so tests can pin time. */
   now: () => Date;
   config: StepConfig;
+  /** Model calls and goal moves are reported here (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /** The runner settings steps read (see config.ts for what each means). */

@@ -2,7 +2,7 @@
 // error), and a response already stored for the same goal, state, attempt and request is reused instead
 // of asking (and paying) again, which is what a retried step needs.
 import { createHash } from "node:crypto";
-import { errorCodeOf } from "@loopsmith/core";
+import { errorCodeOf, type ModelCallOutcome } from "@loopsmith/core";
 import { Prisma } from "@loopsmith/db";
 import { costUsd, ModelOutputError, ModelUnavailableError, priceOf, type LoopModel, type ModelRequest } from "@loopsmith/models";
 import { MODEL_CALL_RESERVED, POSSIBLY_BILLED, storedBudgets } from "@loopsmith/schemas";
@@ -65,6 +65,7 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
       error: null,
     };
     await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
+    report(deps, row, "ok");
     return { ok: true, output: res.output, reused: false };
   } catch (e) {
     // A provider that is down or busy (5xx, 429, network, timeout) fails the step, not the goal: the job
@@ -75,6 +76,7 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
       // Settle the reservation: nothing came back, so nothing is counted. The step is retried.
       const settled = { ...base, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: 0, response: Prisma.DbNull, error: `unavailable: ${(e as Error).message}`.slice(0, 2000) };
       await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: settled, update: settled }).catch(() => undefined);
+      report(deps, settled, "unavailable");
       throw e;
     }
     const err = e as ModelOutputError | ModelUnavailableError;
@@ -88,6 +90,7 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
       error: err.message,
     };
     await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
+    report(deps, row, err instanceof ModelOutputError ? "output_error" : "unavailable");
     return {
       ok: false,
       error:
@@ -99,6 +102,11 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
 }
 
 const RESERVED = MODEL_CALL_RESERVED;
+
+/** A call as recorded in model_calls, to the metrics (where it is recorded, so the two agree). */
+function report(deps: StepDeps, row: { provider: string; model: string; tokensIn: number; tokensOut: number; costUsd: number; latencyMs: number }, outcome: ModelCallOutcome): void {
+  deps.metrics?.modelCall({ provider: row.provider, model: row.model, outcome, seconds: row.latencyMs / 1000, tokensIn: row.tokensIn, tokensOut: row.tokensOut, costUsd: row.costUsd });
+}
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 

@@ -817,6 +817,11 @@ export interface components {
              * @description Receives goal.verified / goal.failed / goal.cancelled / goal.awaiting_approval, signed per Standard Webhooks.
              */
             url: string;
+            /**
+             * @description full (default): the whole goal, as GET /goals/:id shows it; thin: its id, state, verified, failure_reason, version and links, for receivers that fetch the goal themselves.
+             * @enum {string}
+             */
+            payload?: "full" | "thin";
         };
         CreateGoalInput: {
             objective: string;
@@ -1182,6 +1187,10 @@ export interface components {
             budgets: components["schemas"]["BudgetsInput"];
             webhook: {
                 url: string;
+                /** @enum {string} */
+                payload: "full" | "thin";
+                /** @description When a receiver's 410 Gone disabled this webhook: no later event of the goal is sent. */
+                disabled_at: string | null;
             } | null;
             cost: {
                 /** @description Model spend so far (USD) from the price table, possibly billed calls included. */
@@ -1767,6 +1776,11 @@ export interface components {
              * @description Receives goal.verified / goal.failed / goal.cancelled / goal.awaiting_approval, signed per Standard Webhooks.
              */
             url: string;
+            /**
+             * @description full (default): the whole goal, as GET /goals/:id shows it; thin: its id, state, verified, failure_reason, version and links, for receivers that fetch the goal themselves.
+             * @enum {string}
+             */
+            payload?: "full" | "thin";
         };
         CreateGoal: {
             objective: string;
@@ -2132,6 +2146,10 @@ export interface components {
             budgets: components["schemas"]["Budgets"];
             webhook: {
                 url: string;
+                /** @enum {string} */
+                payload: "full" | "thin";
+                /** @description When a receiver's 410 Gone disabled this webhook: no later event of the goal is sent. */
+                disabled_at: string | null;
             } | null;
             cost: {
                 /** @description Model spend so far (USD) from the price table, possibly billed calls included. */
