@@ -2,8 +2,12 @@
 // type checking: that is `tsc --noEmit`'s job). Registered by ts-register.mjs: node --import <it> file.ts
 import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import ts from "/usr/local/lib/node_modules/typescript/lib/typescript.js";
+
+// Loaded on the first TypeScript file only: plain JavaScript runs do not pay for the compiler.
+let ts;
+const typescript = () => (ts ??= createRequire(import.meta.url)("/usr/local/lib/node_modules/typescript/lib/typescript.js"));
 
 const TS = /\.(ts|mts|cts|tsx)$/;
 
@@ -26,6 +30,7 @@ export async function load(url, context, next) {
   if (!url.startsWith("file:") || !TS.test(url)) return next(url, context);
   const path = fileURLToPath(url);
   const cjs = path.endsWith(".cts");
+  const ts = typescript();
   const out = ts.transpileModule(await readFile(path, "utf8"), {
     fileName: path,
     compilerOptions: {

@@ -47,6 +47,11 @@ export interface RunRequest {
    * The run still uses a pool container when one is ready, exec'ing a fresh process in it.
    */
   preimport?: boolean;
+  /**
+   * issue 14: the image the run needs (default python). A sandbox serves one runtime and refuses the
+   * others; routeSandbox puts one per runtime behind one interface.
+   */
+  runtime?: "python" | "node";
 }
 
 export interface Artifact {
@@ -404,8 +409,11 @@ export function createDockerSandbox(opts: {
   /** Pre-started, single-use containers; without it (or with size 0) every run starts its own. */
   pool?: Partial<PoolOptions>;
   log?: SandboxLog;
+  /** The runtime the image has (default python): requests for another runtime are refused. */
+  runtime?: "python" | "node";
 }): PooledSandbox {
   const { docker, image, runnerId, log } = opts;
+  const runtime = opts.runtime ?? "python";
   const limits: Readonly<SandboxLimits> = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
   const poolOpts: PoolOptions = {
     size: 0,
@@ -727,6 +735,7 @@ export function createDockerSandbox(opts: {
 
   async function run(req: RunRequest): Promise<RunResult> {
     validate(req, limits);
+    if ((req.runtime ?? "python") !== runtime) throw new Error(`sandbox: this sandbox runs ${runtime} (image ${image}), not ${req.runtime ?? "python"}`);
     const [img, input] = await Promise.all([getImageId(), packInputs(req)]);
     for (let w = take(req.timeoutMs); w; w = take(req.timeoutMs)) {
       // Handed out: renamed for its purpose (its labels were fixed before anyone knew it), never pooled again.
