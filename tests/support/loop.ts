@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, nodeSandboxImageTag, routeSandbox, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
@@ -94,13 +94,17 @@ export async function startLoop(
   });
   const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
   // Pooled as a runner's (issue 12): every goal-level test runs its programs on the pooled path.
-  const sandbox = createDockerSandbox({
-    docker: dockerClient(opts.dockerHost),
-    image: opts.sandboxImage ?? sandboxImageTag(),
-    runnerId: prefix,
-    log,
-    pool: sandboxPoolOptions(runnerConfig),
-  });
+  // issue 14: and JavaScript/TypeScript goals in the Node image, cold, as a runner's.
+  const sandbox = routeSandbox(
+    createDockerSandbox({
+      docker: dockerClient(opts.dockerHost),
+      image: opts.sandboxImage ?? sandboxImageTag(),
+      runnerId: prefix,
+      log,
+      pool: sandboxPoolOptions(runnerConfig),
+    }),
+    createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: nodeSandboxImageTag(), runnerId: prefix, log, runtime: "node" }),
+  );
   sandbox.start();
   // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
   // A loop aimed at a missing image or engine (to test how that fails) cannot warm a pool: its runs take the

@@ -35,6 +35,7 @@ export const ERROR_CATALOG = {
   LS_ERR_BUSY: { status: 503, retryable: true, message: "The server is busy reading other large requests; retry shortly." },
   LS_ERR_MODEL_NOT_ALLOWED: { status: 400, retryable: false, message: "That model name is not on this server's allow-list." },
   LS_ERR_DATABASE: { status: 503, retryable: true, message: "The database could not complete the request." },
+  LS_ERR_WORKSPACE_ARCHIVE: { status: 400, retryable: false, message: "The workspace archive cannot be unpacked safely." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -3,6 +3,7 @@
 // unpacks an archive once (refusing what cannot be placed safely under /work) and stores the files as
 // a normalized tar of regular files; the runner reads them back, applies an attempt's files and diffs.
 import { gunzipSync, inflateRawSync } from "node:zlib";
+import { WORKSPACE_PATCH, workspacePathProblem } from "@loopsmith/schemas";
 import * as tar from "tar-stream";
 
 export interface WorkspaceFile {
@@ -21,25 +22,10 @@ export interface WorkspaceLimits {
 export const DEFAULT_WORKSPACE_LIMITS: Readonly<WorkspaceLimits> = Object.freeze({ maxBytes: 24 * 1024 * 1024, maxEntries: 5000 });
 
 /** The patch artifact of a workspace goal, and the prefix its changed files are stored under. */
-export const WORKSPACE_PATCH = "workspace.patch";
+export { WORKSPACE_PATCH };
 export const WORKSPACE_FILES_PREFIX = "workspace/";
 
-// Segments as the sandbox accepts them under /work: no "." or "..", no separators, nothing exotic.
-const SEGMENT = /^[A-Za-z0-9._@+~-]{1,128}$/;
-const PATH_MAX = 255;
-/** Top-level names the sandbox keeps for itself (the inputs, the collected output). */
-const RESERVED = new Set(["inputs", "out"]);
-
-/** Why a workspace path is refused, or null when it may be placed under /work. */
-export function workspacePathProblem(path: string): string | null {
-  if (path.length === 0 || path.length > PATH_MAX) return `must be 1-${PATH_MAX} characters`;
-  if (path.startsWith("/")) return "is absolute";
-  const segments = path.split("/");
-  if (segments.includes("..")) return "leaves the workspace (..)";
-  if (!segments.every((s) => SEGMENT.test(s) && s !== ".")) return "must be '/'-separated plain names (letters, digits, . _ - @ + ~), no empty or . segments";
-  if (RESERVED.has(segments[0]!)) return `is under ${segments[0]}/, which the sandbox keeps for itself`;
-  return null;
-}
+export { workspacePathProblem };
 
 export type UnpackResult = { ok: true; files: WorkspaceFile[]; format: "tar" | "tar.gz" | "zip" } | { ok: false; entry: string; message: string };
 
