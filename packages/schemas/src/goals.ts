@@ -2,7 +2,7 @@ import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { STATES } from "@loopsmith/machine";
 import { receiptKeySet, receiptSchema } from "@loopsmith/receipts";
 import { z } from "zod";
-import { checkFinding, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePath } from "./loop";
+import { checkFinding, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePathProblem } from "./loop";
 
 // The public goal API: what POST /goals accepts and what GET /goals/:id returns.
 
@@ -24,6 +24,14 @@ export const MAX_WORKSPACE_ENTRIES = 5000;
 /** The deliverable of a workspace goal: the patch (the changed files are artifacts under workspace/). */
 export const WORKSPACE_PATCH = "workspace.patch";
 
+/** A locked path: a workspace path, or a directory written with its trailing "/". */
+const lockedPath = z
+  .string()
+  .superRefine((p, ctx) => {
+    const problem = workspacePathProblem(p.endsWith("/") ? p.slice(0, -1) : p);
+    if (problem) ctx.addIssue({ code: "custom", message: `a path inside the workspace (a directory may end in "/"): this one ${problem}` });
+  });
+
 export const workspaceSpec = z
   .strictObject({
     archive_base64: z
@@ -31,7 +39,7 @@ export const workspaceSpec = z
       .max(Math.ceil(MAX_WORKSPACE_ARCHIVE_BYTES / 3) * 4, `at most ${MAX_WORKSPACE_ARCHIVE_BYTES} bytes before base64`)
       .describe("A tar, tar.gz or zip archive of the workspace, base64-encoded, unpacked into the program's working directory. Regular files and directories; links only to files inside it (they become copies); no absolute paths, no .., no devices, nothing under inputs/ or out/."),
     locked: z
-      .array(workspacePath)
+      .array(lockedPath)
       .max(200)
       .default([])
       .describe('Paths the model may not change (tests, tsconfig.json, package.json, lockfiles); a directory ("test/") locks everything under it. Command checks restore them from the original and fail an attempt that changed one.'),
