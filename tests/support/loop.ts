@@ -191,15 +191,18 @@ export type Loop = Awaited<ReturnType<typeof startLoop>>;
  * A goal whose (scripted) program is `source`: one attempt, an inspector that never verifies. For hostile
  * programs: the loop must contain them and write what happened on the tape.
  */
-export function hostileGoal(source: string, opts: { timeoutSeconds?: number } = {}) {
+export function hostileGoal(source: string, opts: { timeoutSeconds?: number; language?: "python" | "javascript" } = {}) {
+  // issue 14: the same hostile programs in JavaScript run in the Node image.
+  const language = opts.language ?? "python";
   const script = {
     plan: { objective: "hostile program", approach: ["misbehave"], output_contract: "anything", checks: [] },
-    generate: { filename: "analysis.py", language: "python", source, notes: "" },
+    generate: { filename: language === "python" ? "analysis.py" : "hostile.js", language, source, notes: "" },
     inspect: [{ verified: false, failing_checks: [], diagnosis: "hostile", fix_hint: "" }],
     refine: [],
   };
   return {
     objective: "Run a hostile program.",
+    language,
     inputs: [{ name: "data.csv", text: "a,b\n1,2\n" }],
     max_attempts: 1,
     execution_timeout_seconds: opts.timeoutSeconds ?? 20,
