@@ -92,7 +92,11 @@ export const workspacePath = z
   })
   .describe('A path relative to the workspace root (the program\'s working directory), e.g. "src/sum.ts".');
 
-/** GENERATE and REFINE turn output: one complete program, and (workspace goals) the other files it changes. */
+/**
+ * GENERATE and REFINE turn output: one complete program, and (workspace goals) the other files it changes.
+ * A plain object (no refinements), so that callers can extend it; the runner runs the program with the
+ * goal's language, and the program's own file wins over an entry of `files` with the same path.
+ */
 export const generatedCode = z
   .object({
     filename: z
@@ -110,16 +114,6 @@ export const generatedCode = z
       .max(100)
       .default([])
       .describe("Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace."),
-  })
-  .superRefine((c, ctx) => {
-    if (!LANGUAGE_EXTENSIONS[c.language].some((e) => c.filename.endsWith(e))) {
-      ctx.addIssue({ code: "custom", path: ["filename"], message: `a ${c.language} program's file name ends in ${LANGUAGE_EXTENSIONS[c.language].join(", ")}` });
-    }
-    const seen = new Set([c.filename]);
-    c.files.forEach((f, i) => {
-      if (seen.has(f.path)) ctx.addIssue({ code: "custom", path: ["files", i, "path"], message: "given twice (or the program's own file)" });
-      seen.add(f.path);
-    });
   })
   .meta({ id: "GeneratedCode" });
 export type GeneratedCode = z.infer<typeof generatedCode>;

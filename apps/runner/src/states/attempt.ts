@@ -36,7 +36,8 @@ export interface GoalWorkspace {
 
 /** The files an attempt writes: its program (at its filename) and the further files it gives. */
 export function attemptFiles(code: Pick<GeneratedCode, "filename" | "source"> & { files?: GeneratedCode["files"] }): WorkspaceFile[] {
-  return [{ path: code.filename, content: Buffer.from(code.source, "utf8") }, ...(code.files ?? []).map((f) => ({ path: f.path, content: Buffer.from(f.content, "utf8") }))];
+  const others = (code.files ?? []).filter((f) => f.path !== code.filename);
+  return [{ path: code.filename, content: Buffer.from(code.source, "utf8") }, ...others.map((f) => ({ path: f.path, content: Buffer.from(f.content, "utf8") }))];
 }
 
 /**
