@@ -173,8 +173,9 @@ export const NAMESPACE_LABEL = "loopsmith.namespace";
 const DEADLINE_SLACK_MS = 60_000;
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-// A work file's path segments may also be hidden (".loopsmith"); "." and ".." never match.
-const WORK_SEGMENT = /^\.?[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+// A work file's path segments may also be hidden (".loopsmith") or hold @ + ~ (a workspace's
+// node_modules/@types, issue 14); "." and ".." never match.
+const WORK_SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._@+~-]{1,128}$/;
 const WORK_PATH_MAX = 255;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // After the container stops, Docker still has to flush the last frames of the attach stream.

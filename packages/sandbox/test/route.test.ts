@@ -23,3 +23,13 @@ describe("runtimes", () => {
     await expect(route(fake("py")).run({ files: [], command: ["x"], timeoutMs: 1, runtime: "node" })).rejects.toThrow(/no Node sandbox image/);
   });
 });
+
+describe("work file paths (issue 14)", () => {
+  it("a workspace's node_modules/@types paths are accepted; . and .. segments still are not", async () => {
+    const py = createForRuntime({ docker: {} as never, image: "loopsmith/sandbox-python:x", runnerId: "t" });
+    const run = (path: string) => py.run({ files: [], workFiles: [{ path, content: Buffer.from("x") }], command: ["true"], timeoutMs: 1000 });
+    // Past validation, the fake engine fails: the path itself was accepted.
+    await expect(run("node_modules/@types/node/index.d.ts")).rejects.not.toThrow(/work file path/);
+    for (const p of ["a/../b", "./a", "a/.", "..", "a//b"]) await expect(run(p), p).rejects.toThrow(/work file path/);
+  });
+});

@@ -19,7 +19,8 @@ export function isArtifactPath(path: string): boolean {
 }
 /** issue 14: a workspace archive's limits (the archive as sent; its files unpacked; its entries). */
 export const MAX_WORKSPACE_ARCHIVE_BYTES = 8 * 1024 * 1024;
-export const MAX_WORKSPACE_BYTES = 24 * 1024 * 1024;
+// With the inputs (10 MiB) it stays under half the sandbox's 64 MiB work area, which the sandbox requires.
+export const MAX_WORKSPACE_BYTES = 16 * 1024 * 1024;
 export const MAX_WORKSPACE_ENTRIES = 5000;
 /** The deliverable of a workspace goal: the patch (the changed files are artifacts under workspace/). */
 export const WORKSPACE_PATCH = "workspace.patch";

@@ -102,8 +102,8 @@ export const generatedCode = z
     filename: z
       .string()
       .regex(
-        /^(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\/){0,7}[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.(?:py|js|mjs|cjs|ts|mts|cts)$/,
-        "a file name (a relative path in a workspace) ending in .py, .js, .mjs, .cjs, .ts, .mts or .cts",
+        /^(?!(?:inputs|out)\/)(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\/){0,7}[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.(?:py|js|mjs|cjs|ts|mts|cts)$/,
+        "a file name (a relative path in a workspace, not under inputs/ or out/) ending in .py, .js, .mjs, .cjs, .ts, .mts or .cts",
       )
       .describe("File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts)."),
     language: z.enum(LANGUAGES),

@@ -19,7 +19,7 @@ export interface WorkspaceLimits {
   maxEntries: number;
 }
 
-export const DEFAULT_WORKSPACE_LIMITS: Readonly<WorkspaceLimits> = Object.freeze({ maxBytes: 24 * 1024 * 1024, maxEntries: 5000 });
+export const DEFAULT_WORKSPACE_LIMITS: Readonly<WorkspaceLimits> = Object.freeze({ maxBytes: 16 * 1024 * 1024, maxEntries: 5000 });
 
 /** The patch artifact of a workspace goal, and the prefix its changed files are stored under. */
 export { WORKSPACE_PATCH };
@@ -282,6 +282,8 @@ export interface AppliedWorkspace {
   changed: string[];
   /** The changed paths that are locked. */
   lockedChanged: string[];
+  /** Attempt files left out because a file and a directory would share their path (the original's stay). */
+  conflicts: string[];
 }
 
 /**
@@ -292,7 +294,16 @@ export function applyAttempt(original: WorkspaceFile[], attempt: WorkspaceFile[]
   const merged = new Map(original.map((f) => [f.path, f.content]));
   const before = new Map(merged);
   const changed: string[] = [];
+  const conflicts: string[] = [];
+  const dirs = new Set(original.flatMap((f) => f.path.split("/").slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join("/"))));
   for (const f of attempt) {
+    // A file where the workspace has a directory, or under a path that is a file, cannot be placed.
+    const parents = f.path.split("/").slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join("/"));
+    if (dirs.has(f.path) || parents.some((p) => merged.has(p))) {
+      conflicts.push(f.path);
+      continue;
+    }
+    parents.forEach((p) => dirs.add(p));
     const old = before.get(f.path);
     if (old !== undefined && old.equals(f.content)) continue;
     changed.push(f.path);
@@ -301,7 +312,7 @@ export function applyAttempt(original: WorkspaceFile[], attempt: WorkspaceFile[]
   }
   changed.sort();
   const files = [...merged].map(([path, content]) => ({ path, content })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, changed, lockedChanged: changed.filter((p) => isLocked(p, locked)) };
+  return { files, changed, lockedChanged: changed.filter((p) => isLocked(p, locked)), conflicts };
 }
 
 // ------------------------------------------------------------------------------------------ diff

@@ -189,3 +189,12 @@ describe("attempts and the patch", () => {
     expect(unifiedDiff("f", "same", "same")).toBe("");
   });
 });
+
+describe("attempt files that cannot be placed", () => {
+  it("a file where the workspace has a directory (or under a file) is left out, the original kept", () => {
+    const original = [{ path: "src/a.ts", content: Buffer.from("a") }];
+    const applied = applyAttempt(original, [{ path: "src", content: Buffer.from("x") }, { path: "src/a.ts/b.ts", content: Buffer.from("y") }, { path: "src/c.ts", content: Buffer.from("c") }], [], false);
+    expect(applied.conflicts).toEqual(["src", "src/a.ts/b.ts"]);
+    expect(applied.files.map((f) => f.path)).toEqual(["src/a.ts", "src/c.ts"]);
+  });
+});

@@ -91,6 +91,7 @@ export const execute: StateHandler = async (ctx, deps) => {
           workspace: {
             changed: deliverable.applied.changed,
             locked_changed: deliverable.applied.lockedChanged,
+            ...(deliverable.applied.conflicts.length > 0 ? { not_placed: deliverable.applied.conflicts } : {}),
             patch: storable(deliverable.patch.length > PATCH_ON_TAPE ? `${deliverable.patch.slice(0, PATCH_ON_TAPE)}\n[... ${deliverable.patch.length - PATCH_ON_TAPE} characters cut: see the ${WORKSPACE_PATCH} artifact ...]\n` : deliverable.patch).text,
           },
         }
