@@ -14,16 +14,12 @@ import { parseArgs } from "node:util";
 import { demoGoal } from "../scripts/demo/scenario";
 import { spawnTs } from "../scripts/lib/proc";
 import { createTenantWithCli, freePort } from "../scripts/lib/stack";
+import { stat } from "./lib/stats";
 
 const { values } = parseArgs({ options: { clients: { type: "string", default: "4" }, mb: { type: "string", default: "10" } } });
 const clients = Number(values.clients);
 const mb = Number(values.mb);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const stat = (xs: number[]) => `median ${pct(xs, 50).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`;
 const memKb = (pid: number, field: "VmHWM" | "VmRSS") => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
 
 const line = "2024-01-01,North,Widget,3,$1,299.00,notes about this sale that make the line longer\n";

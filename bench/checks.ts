@@ -6,12 +6,12 @@
 import { parseArgs } from "node:util";
 import type { CheckSpec } from "@loopsmith/schemas";
 import { createCheckPool, runCheck, type VerifyContext } from "@loopsmith/verifier";
+import { median } from "./lib/stats";
 
 const { values } = parseArgs({ options: { rows: { type: "string", default: "100000" }, runs: { type: "string", default: "5" } } });
 const ROWS = Number(values.rows);
 const RUNS = Number(values.runs);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const time = (f: () => unknown) => {
   const t = performance.now();
   f();

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "../scripts/demo/scenario";
 import { runGoal, startStack, timeInStates } from "../scripts/lib/stack";
+import { pct } from "./lib/stats";
 
 const { values } = parseArgs({
   options: { goals: { type: "string", default: "10" }, concurrent: { type: "string", default: "1" }, pool: { type: "string", default: "default" } },
@@ -18,10 +19,6 @@ const { values } = parseArgs({
 const total = Number(values.goals);
 const concurrent = Number(values.concurrent);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const stat = (xs: number[]) => `median ${pct(xs, 50)} ms, p90 ${pct(xs, 90)} ms`;
 
 const summary: string[] = [];

@@ -15,6 +15,7 @@ import { checkSpec, type FrozenCheck } from "@loopsmith/schemas";
 import { checkerFilesOf, listChecks, runCheck, validateCheckSpec, type CheckOutcome, type RunEvidence } from "@loopsmith/verifier";
 import { runCheckRuns } from "../apps/runner/src/states/check-runs";
 import { TASKS, type HonestyTask } from "./honesty-tasks";
+import { median } from "./lib/stats";
 
 const { values } = parseArgs({ options: { only: { type: "string" }, concurrent: { type: "string", default: "2" }, verbose: { type: "boolean", default: false } } });
 // Two at a time at most: the machine has two cores and each container gets one.
@@ -155,11 +156,6 @@ async function evaluate(p: Prepared, program: Program): Promise<Outcome> {
   return { program, verified, failing, wallMs: performance.now() - started, ...(warning ? { warning } : {}) };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const median = (xs: number[]) => pct(xs, 50);
 const ms = (n: number, digits = 0) => (Number.isNaN(n) ? "-" : n.toFixed(digits));
 const rate = (n: number, of: number) => (of === 0 ? "0.0%" : `${((100 * n) / of).toFixed(1)}%`);
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

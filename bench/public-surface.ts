@@ -11,16 +11,12 @@ import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal } from "../scripts/demo/scenario";
 import { startStack } from "../scripts/lib/stack";
+import { stat } from "./lib/stats";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "200" }, goals: { type: "string", default: "5" } } });
 const requests = Number(values.requests);
 const goals = Number(values.goals);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const stat = (xs: number[]) => `median ${pct(xs, 50).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`;
 
 // A webhook receiver on loopback that notes when each event arrived.
 const arrivals = new Map<string, { at: number; type: string }>();

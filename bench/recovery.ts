@@ -18,6 +18,7 @@ import { QUEUES } from "@loopsmith/schemas";
 import { program, SCRIPT_CRASHES, scriptedGoal } from "../scripts/demo/scenario";
 import { spawnTs, type Spawned } from "../scripts/lib/proc";
 import { startStack } from "../scripts/lib/stack";
+import { pct } from "./lib/stats";
 
 const { values } = parseArgs({ options: { trials: { type: "string", default: "6" }, restart: { type: "boolean", default: false } } });
 const trials = Number(values.trials);
@@ -32,10 +33,6 @@ const SLEEP_S = 20;
 const goal = () => scriptedGoal({ generate: program(`import time\ntime.sleep(${SLEEP_S})\n${SCRIPT_CRASHES}`) });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const docker = dockerClient(settings.DOCKER_HOST);

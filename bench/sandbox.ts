@@ -20,6 +20,7 @@ import type { Duplex } from "node:stream";
 import { parseArgs } from "node:util";
 import type Docker from "dockerode";
 import { createDockerSandbox, DEFAULT_LIMITS, dockerClient, pingDocker, removeLeftovers, sandboxImageTag, type RunRequest } from "@loopsmith/sandbox";
+import { pct } from "./lib/stats";
 
 const { values } = parseArgs({ options: { n: { type: "string", default: "8" } } });
 const rounds = Number(values.n);
@@ -154,10 +155,6 @@ try {
   await removeLeftovers(docker, { runnerId });
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const med = (k: string) => pct(times[k]!, 50);
 console.log(`sandbox bench: ${rounds} interleaved rounds, medians (p90)`);
 console.log(`${"".padEnd(10)}${paths.map((p) => p.padStart(16)).join("")}`);

@@ -1,5 +1,6 @@
 // The API and a runner as real child processes on a free port, for the demo and the benchmarks.
 import { createServer } from "node:net";
+import { createClient, type CreateGoal } from "@loopsmith/client";
 import { spawnTs, type Spawned } from "./proc";
 
 export async function freePort(): Promise<number> {
@@ -62,13 +63,14 @@ export async function createTenantWithCli(env: Record<string, string | undefined
 
 /** POST a goal as the stack's tenant and poll it until it ends. */
 export async function runGoal<T extends { state: string }>(stack: Pick<Stack, "base" | "tenant">, body: unknown, pollMs = 100): Promise<{ id: string; goal: T }> {
-  const auth = { authorization: `Bearer ${stack.tenant.api_key}` };
-  const res = await fetch(`${stack.base}/goals`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(body) });
-  const accepted = (await res.json()) as { id?: string; status_url?: string };
-  if (res.status !== 202 || !accepted.status_url || !accepted.id) throw new Error(`POST /goals -> ${res.status} ${JSON.stringify(accepted)}`);
+  // Through the typed client (@loopsmith/client), as any other client of the API would.
+  const client = createClient({ url: stack.base, apiKey: stack.tenant.api_key });
+  const { data: accepted, error, response } = await client.POST("/goals", { body: body as CreateGoal });
+  if (response.status !== 202 || !accepted) throw new Error(`POST /goals -> ${response.status} ${JSON.stringify(error)}`);
   for (;;) {
-    const goal = (await (await fetch(`${stack.base}${accepted.status_url}`, { headers: auth })).json()) as T;
-    if (["verified", "failed", "cancelled", "errored"].includes(goal.state)) return { id: accepted.id, goal };
+    const { data: goal, error: err, response: res } = await client.GET("/goals/{id}", { params: { path: { id: accepted.id } } });
+    if (!goal) throw new Error(`GET /goals/${accepted.id} -> ${res.status} ${JSON.stringify(err)}`);
+    if (["verified", "failed", "cancelled", "errored"].includes(goal.state)) return { id: accepted.id, goal: goal as unknown as T };
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

@@ -178,7 +178,8 @@ describe("a runner SIGKILLed mid-step, a second runner resumes the goal", () => 
 
   it("(b) during an execution: the orphaned container is removed and the execution runs again, once counted", async () => {
     const loop = await newLoop();
-    const a = await runner(loop.prefix, "crash-b-1");
+    // Pooled (runner processes default to none): the killed runner's idle containers are leftovers too.
+    const a = await runner(loop.prefix, "crash-b-1", { SANDBOX_POOL_SIZE: "1" });
     const res = await loop.post(sleepyGoal());
     expect(res.status).toBe(202);
     const id = res.body.id as string;

@@ -102,12 +102,12 @@ async function runHidden(reveal: "input" | "full") {
   const canary = `${PREFIX}-${randomBytes(8).toString("hex")}`;
   const { fake, loop } = await fakeLoop([reply(PLAN), reply(CODE), reply(NOT_YET), reply(CODE), reply(NOT_YET)]);
   const goal = await loop.run(hiddenGoal(canary, reveal));
-  return { canary, goal, bodies: fake.requests.map((r) => JSON.stringify(r)) };
+  return { canary, goal, loop, bodies: fake.requests.map((r) => JSON.stringify(r)) };
 }
 
 describe("hidden material", () => {
   it("never reaches a model request nor the program's container; the client still sees everything", async () => {
-    const { canary, goal, bodies } = await runHidden("input");
+    const { canary, goal, loop, bodies } = await runHidden("input");
     expect(goal.tape).toBe("plan → generate → execute → inspect → refine → execute → inspect → failed");
     // Every turn asked the model: plan, generate, inspect, refine, inspect.
     expect(bodies).toHaveLength(5);
@@ -126,6 +126,15 @@ describe("hidden material", () => {
     expect(suite.feedback).not.toContain(canary.slice(PREFIX.length));
     // The client sees its own material in the results.
     expect(goal.checks.find((c) => c.id === "csv_matches")!.latest!.findings[0]!.expected).toContain(canary);
+
+    // Issue 15: exported as a replayable script, the material is in the checker-material part (the
+    // checker files, the hidden checks' params) and in no model-visible part.
+    const exported = await loop.request("GET", `/goals/${goal.id}/script`);
+    expect(exported.status).toBe(200);
+    const { checker_files, checks, ...visible } = (exported.body as { body: Record<string, unknown> & { checks: { hidden?: boolean }[] } }).body;
+    for (const [part, value] of Object.entries(visible)) expect(JSON.stringify(value), part).not.toContain(canary.slice(PREFIX.length));
+    for (const c of checks.filter((c) => !c.hidden)) expect(JSON.stringify(c)).not.toContain(canary.slice(PREFIX.length));
+    expect(JSON.stringify(checker_files)).toContain(canary);
   });
 
   it("positive control: with reveal full, the expected values do reach the refiner", async () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoGoal } from "../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../support/loop";
+import { apiConfigSchema } from "../../apps/api/src/config";
 
 type ErrorBody = { error: { code: string; message: string; details: { path: string; message: string }[] | null } };
 const ADMIN = "admin-key-for-tests-0123456789abcdef";
@@ -216,6 +217,42 @@ describe("keys", () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it("X-Forwarded-For is not believed unless TRUST_PROXY says so: a spoofed header does not reset the count", async () => {
+    const limited = await startLoop({ runner: false, env: { AUTH_FAILURES_PER_MINUTE: "2" } });
+    try {
+      const statuses: number[] = [];
+      for (const ip of ["203.0.113.1", "203.0.113.2", "203.0.113.3"])
+        statuses.push((await limited.request("GET", "/goals", { key: "lsk_wrong", headers: { "x-forwarded-for": ip } })).status);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("behind a trusted proxy (TRUST_PROXY), each forwarded client address is counted on its own", async () => {
+    // app.inject's peer is 127.0.0.1: the proxy.
+    const limited = await startLoop({ runner: false, env: { AUTH_FAILURES_PER_MINUTE: "2", TRUST_PROXY: "127.0.0.1/32" } });
+    try {
+      const as = async (ip: string) => (await limited.request("GET", "/goals", { key: "lsk_wrong", headers: { "x-forwarded-for": ip } })).status;
+      expect([await as("203.0.113.1"), await as("203.0.113.1"), await as("203.0.113.1")]).toEqual([401, 401, 429]);
+      // Another client behind the same proxy is not the one that kept failing.
+      expect(await as("203.0.113.2")).toBe(401);
+      // A client cannot pose as another by adding its own X-Forwarded-For: the proxy appends the real one last.
+      expect(await as("203.0.113.2, 203.0.113.1")).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("TRUST_PROXY refuses a value that is neither a flag, a hop count nor addresses", () => {
+    const parse = (v: string) => apiConfigSchema.shape.TRUST_PROXY.safeParse(v);
+    expect(parse("true").data).toBe(true);
+    expect(parse("false").data).toBe(false);
+    expect(parse("2").data).toBe(2);
+    expect(parse("10.0.0.0/8, ::1").data).toEqual(["10.0.0.0/8", "::1"]);
+    for (const bad of ["yes", "10.0.0.0/33", "::1/129", "example.com", "10.0.0.1/8/8"]) expect(parse(bad).success, bad).toBe(false);
   });
 
   it("admin requests count against the request limit too", async () => {

@@ -4,6 +4,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
+import { z } from "zod";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
@@ -11,7 +12,7 @@ import { createDockerSandbox, dockerClient, nodeSandboxImageTag, routeSandbox, R
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
-import { apiLimitsConfigSchema } from "../../apps/api/src/config";
+import { apiLimitsConfigSchema, trustProxySchema } from "../../apps/api/src/config";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, type Runner } from "../../apps/runner/src/runtime";
@@ -50,6 +51,10 @@ export async function startLoop(
     WEBHOOK_BACKOFF_MS: "100",
     RATE_LIMIT_PER_MINUTE: "0",
     AUTH_FAILURES_PER_MINUTE: "0",
+    // Two idle containers, not RUNNER_CONCURRENCY's one: an attempt's program and its checks' own runs
+    // (cases, test suites) each take one, and with one the second went cold while the first's replacement
+    // was still starting (function-cases: 111 s against 149 s with one, same load).
+    SANDBOX_POOL_SIZE: "2",
     ...opts.env,
   };
   const runnerEnvAll = { ...env, ...opts.runnerEnv };
@@ -71,6 +76,7 @@ export async function startLoop(
   const app = await build({
     logger: false,
     bodyLimit: opts.bodyLimit,
+    trustProxy: parseConfig(z.object({ TRUST_PROXY: trustProxySchema }), env).TRUST_PROXY,
     bodyTimeoutMs: opts.bodyTimeoutMs,
     largeBodyConcurrency: opts.largeBodyConcurrency,
     readiness: { postgres: async () => "", redis: async () => "", docker: async () => "", sandbox_image: async () => "" },

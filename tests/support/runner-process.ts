@@ -37,6 +37,12 @@ export function spawnRunner(opts: { prefix: string; id: string; env?: Record<str
     MODEL_HTTP_RETRIES: "0",
     LOG_LEVEL: "info",
     SHUTDOWN_GRACE_MS: "5000",
+    // No pool unless a test asks for one (SANDBOX_POOL_SIZE in env): warming pre-started containers in
+    // every short-lived runner of the durability tests cost CPU that the tests' own programs wait for, and
+    // a killed runner's idle containers are only more for the sweep. The pooled path is tested in
+    // packages/sandbox/test/pool.test.ts, by every in-process loop (tests/support/loop.ts), and by
+    // crash-resume (b), whose killed runner holds a pool.
+    SANDBOX_POOL_SIZE: "0",
     ...FAST_RECOVERY_ENV,
     ...opts.env,
   });

@@ -3,8 +3,6 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -13,15 +11,19 @@ import { LoopSmithError, type Logger } from "@loopsmith/core";
 import { registerAuth } from "./auth";
 import { registerBodyGuard } from "./body-guard";
 import { registerJsonBody } from "./json-body";
+import { openApiTransform, openApiTransformObject } from "./openapi-docs";
 import { registerAuthFailureLimit, registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
 import { adminRoutes } from "./routes/admin";
+import { adminKeyRoutes } from "./routes/admin-keys";
+import { artifactRoutes } from "./routes/artifacts";
 import { checkRoutes } from "./routes/checks";
 import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
 import { healthRoutes, type Readiness } from "./routes/health";
 import { receiptRoutes } from "./routes/receipts";
+import { replayRoutes } from "./routes/replay";
 import type { Services } from "./services";
 
 export interface ApiDeps {
@@ -31,6 +33,8 @@ export interface ApiDeps {
   logger?: Logger | false;
   /** Database, queues and settings for every route but health; without them those routes answer 503. */
   services?: Services;
+  /** Whose X-Forwarded-For to believe for req.ip (TRUST_PROXY; default false: the socket's peer). */
+  trustProxy?: boolean | number | string[];
   /** Largest request body accepted (default 16 MiB: inputs are capped at 10 MiB, base64 adds a third). */
   bodyLimit?: number;
   /** How long a request body may take to arrive, from its headers (default 30 s). */
@@ -45,10 +49,14 @@ export const DEFAULT_LARGE_BODY_CONCURRENCY = 2;
 
 export const API_VERSION = "0.1.0";
 
+const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
+
 /** Build the Fastify instance without listening: tests use app.inject(), server.ts calls listen(). */
 export async function build(deps: ApiDeps) {
   const options: FastifyServerOptions = {
     bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // A hop count as the function Fastify makes of one (its types take no number): trust the n nearest hops.
+    trustProxy: typeof deps.trustProxy === "number" ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
     // Open SSE streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
     // Errors the router raises before any route runs (an over-long or malformed URL) get our shape too.
@@ -81,8 +89,8 @@ export async function build(deps: ApiDeps) {
         description: "Closed-loop goal executor: plan, write a program, run it in a sandbox, verify, repeat.",
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: openApiTransform,
+    transformObject: openApiTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
 
@@ -133,6 +141,9 @@ export async function build(deps: ApiDeps) {
   await app.register(deliveryRoutes, { deps: services });
   await app.register(eventRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services });
+  await app.register(adminKeyRoutes, { deps: services });
   await app.register(receiptRoutes, { deps: services });
+  await app.register(replayRoutes, { deps: services });
+  await app.register(artifactRoutes, { deps: services });
   return app;
 }

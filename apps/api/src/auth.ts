@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { LoopSmithError } from "@loopsmith/core";
-import { authenticate, type AuthenticatedTenant, type PrismaClient } from "@loopsmith/db";
+import { checkApiKey, type AuthenticatedTenant, type PrismaClient } from "@loopsmith/db";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -68,8 +68,10 @@ export function registerAuth(app: FastifyInstance, settings: () => AuthSettings)
       return;
     }
     if (!key) throw new LoopSmithError("LS_ERR_UNAUTHORIZED");
-    const tenant = await authenticate(settings().prisma, key);
-    if (!tenant) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "The API key is unknown or revoked.");
-    req.tenant = tenant;
+    // Read from the database on every request, never cached: a revocation or expiry applies to the next one.
+    const checked = await checkApiKey(settings().prisma, key);
+    if (!checked.ok && checked.reason === "expired") throw new LoopSmithError("LS_ERR_KEY_EXPIRED");
+    if (!checked.ok) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "The API key is unknown or revoked.");
+    req.tenant = checked.tenant;
   });
 }

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema } from "@loopsmith/models";
@@ -23,6 +24,32 @@ export type ApiLimitsConfig = z.output<typeof apiLimitsConfigSchema>;
 /** What build() applies when its caller passes no limits. */
 export const DEFAULT_LIMITS: Readonly<ApiLimitsConfig> = parseConfig(apiLimitsConfigSchema, {});
 
+/** TRUST_PROXY, as Fastify's trustProxy option takes it. */
+export const trustProxySchema = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v, ctx): boolean | number | string[] => {
+    if (v === undefined || v === "" || v === "false") return false;
+    if (v === "true") return true;
+    if (/^\d+$/.test(v)) return Number(v);
+    const list = v.split(",").map((x) => x.trim());
+    const bad = list.find((x) => !isAddressOrCidr(x));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: "custom", message: `"${bad}" is not an IP address or CIDR (TRUST_PROXY: false, true, a hop count, or a comma list of addresses/CIDRs)` });
+      return z.NEVER;
+    }
+    return list;
+  });
+
+function isAddressOrCidr(x: string): boolean {
+  const [addr, bits, ...rest] = x.split("/");
+  const family = isIP(addr ?? "");
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 export const apiConfigSchema = baseConfigSchema
   .extend(modelConfigSchema.shape)
   .extend(budgetConfigSchema.shape)
@@ -42,6 +69,10 @@ export const apiConfigSchema = baseConfigSchema
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
     // 401/403 answers per client address per minute before that address gets 429; 0 disables.
     AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+    // Which proxies' X-Forwarded-For to believe for the client's address (the auth-failure limit counts
+    // per address): unset or "false", none (the socket's peer is the client); "true", every hop; a
+    // number, that many hops; otherwise a comma list of proxy addresses or CIDRs.
+    TRUST_PROXY: trustProxySchema,
     // Bearer key for /admin routes (dead letters); unset disables them.
     ADMIN_API_KEY: z.string().min(32, "use at least 32 characters").optional(),
     // What goals record as the LoopSmith that accepted them when the code is not a git checkout (an image).

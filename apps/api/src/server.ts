@@ -39,6 +39,7 @@ log.info({ keyId: secrets.box.keyId, source: secrets.source, file: secrets.file 
 const app = await build({
   logger: log,
   bodyLimit: config.BODY_LIMIT_BYTES,
+  trustProxy: config.TRUST_PROXY,
   bodyTimeoutMs: config.BODY_TIMEOUT_MS,
   largeBodyConcurrency: config.LARGE_BODY_CONCURRENCY,
   services: {

@@ -18,15 +18,27 @@ describe("openapi/openapi.json", () => {
     expect(routes).toEqual([
       "GET /.well-known/loopsmith-receipt-keys",
       "GET /admin/dead-letters",
+      "GET /admin/tenants/{tenant_id}/api-keys",
+      "GET /admin/tenants/{tenant_id}/webhook-secrets",
       "GET /checks",
       "GET /goals",
       "GET /goals/{id}",
+      "GET /goals/{id}/artifacts",
+      "GET /goals/{id}/artifacts/{name}",
+      "GET /goals/{id}/attempts/{n}/program",
+      "GET /goals/{id}/checker-files/{name}",
       "GET /goals/{id}/deliveries",
       "GET /goals/{id}/events",
       "GET /goals/{id}/receipt",
+      "GET /goals/{id}/script",
       "GET /healthz",
       "GET /readyz",
+      "GET /reports/judges",
       "POST /admin/dead-letters/{id}/retry",
+      "POST /admin/tenants/{tenant_id}/api-keys",
+      "POST /admin/tenants/{tenant_id}/api-keys/{key_id}/revoke",
+      "POST /admin/tenants/{tenant_id}/api-keys/{key_id}/rotate",
+      "POST /admin/tenants/{tenant_id}/webhook-secrets/{secret_id}/expire",
       "POST /deliveries/{id}/redeliver",
       "POST /goals",
       "POST /goals/{id}/approve",
@@ -56,5 +68,53 @@ describe("openapi/openapi.json", () => {
     expect(op.responses["404"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
     const params = (op.parameters as { in: string; name: string }[]).map((p) => `${p.in}:${p.name}`).sort();
     expect(params).toEqual(["header:last-event-id", "path:id", "query:last_event_id"]);
+  });
+
+  // Issue 13.2: what a generated client needs from the document.
+  it("names every operation, describes every response and documents the headers the API sends", async () => {
+    const doc = JSON.parse(await generateOpenApi());
+    const ops = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; responses: Record<string, { description: string; headers?: Record<string, unknown> }> }>>).flatMap(
+      ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })),
+    );
+    const ids = ops.map((o) => o.op.operationId);
+    expect(ids.filter((id) => !id), "every route has an operationId").toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ops.find((o) => o.route === "POST /goals")?.op.operationId).toBe("createGoal");
+    expect(ops.find((o) => o.route === "GET /goals/{id}/artifacts/{name}")?.op.operationId).toBe("getArtifact");
+    const vague = ops.flatMap(({ route, op }) => Object.entries(op.responses).filter(([, r]) => !r.description || r.description === "Default Response").map(([s]) => `${route} ${s}`));
+    expect(vague).toEqual([]);
+    const accepted = doc.paths["/goals"].post.responses["202"].headers;
+    expect(Object.keys(accepted)).toEqual(expect.arrayContaining(["location", "idempotent-replayed", "x-ratelimit-limit", "x-ratelimit-remaining"]));
+    expect(Object.keys(doc.paths["/goals"].post.responses["429"].headers)).toContain("retry-after");
+    expect(Object.keys(doc.paths["/goals"].post.responses["503"].headers)).toContain("retry-after");
+    const download = doc.paths["/goals/{id}/artifacts/{name}"].get.responses;
+    expect(Object.keys(download["200"].headers)).toEqual(expect.arrayContaining(["etag", "artifact-attempt", "content-disposition"]));
+    expect(download["304"].content).toBeUndefined();
+    expect(doc.servers.length).toBeGreaterThan(0);
+  });
+
+  it("gives states and failure reasons as enums, timestamps as date-time, and request defaults as optional", async () => {
+    const { STATES, FAILURE_REASONS } = await import("@loopsmith/machine");
+    const s = JSON.parse(await generateOpenApi()).components.schemas;
+    expect(s.Goal.properties.state.enum).toEqual([...STATES]);
+    const reason = s.Goal.properties.failure_reason;
+    expect(JSON.stringify(reason)).toContain(JSON.stringify([...FAILURE_REASONS]));
+    expect(JSON.stringify(s.Goal.properties.transitions)).toContain(JSON.stringify([...STATES]));
+    expect(s.FailureReport.properties.reason.enum).toEqual([...FAILURE_REASONS]);
+    for (const field of ["created_at", "updated_at"]) expect(s.Goal.properties[field].format).toBe("date-time");
+    expect(s.WebhookDelivery.properties.created_at.format).toBe("date-time");
+    // The request body is the input variant: only objective is required; the rest has server defaults.
+    expect(s.CreateGoalInput.required).toEqual(["objective"]);
+    expect(s.CreateGoalInput.properties.max_attempts.default).toBe(5);
+  });
+
+  it("describes the webhook events under `webhooks`", async () => {
+    const { WEBHOOK_EVENTS } = await import("@loopsmith/schemas");
+    const doc = JSON.parse(await generateOpenApi());
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    const post = doc.webhooks["goal.verified"].post;
+    expect(post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/WebhookEvent" });
+    expect(post.parameters.map((p: { name: string }) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    expect(doc.components.schemas.WebhookEvent.properties.type.enum).toEqual([...WEBHOOK_EVENTS]);
   });
 });

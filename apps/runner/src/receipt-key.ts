@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LoopSmithError } from "@loopsmith/core";
+import { createKeyFileOnce, LoopSmithError } from "@loopsmith/core";
 import type { PrismaClient } from "@loopsmith/db";
 import { keyIdFor } from "@loopsmith/receipts";
 
@@ -43,7 +43,7 @@ export function loadReceiptSigner(config: { RECEIPT_SIGNING_KEY?: string; RECEIP
     source = "config";
   } else {
     const file = config.RECEIPT_KEY_FILE ?? DEFAULT_RECEIPT_KEY_FILE;
-    const created = ensureKeyFile(file);
+    const created = createKeyFileOnce(file, () => generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
     try {
       privateKey = parseSigningKey(fs.readFileSync(file, "utf8"));
     } catch (e) {
@@ -58,27 +58,6 @@ export function loadReceiptSigner(config: { RECEIPT_SIGNING_KEY?: string; RECEIP
     publicKeyPem: publicKey.export({ type: "spki", format: "pem" }).toString(),
     source,
   };
-}
-
-/**
- * Creates the key file unless it exists; true when this call created it. Written beside it and linked into
- * place, so that runners starting together all end up with the one key and none reads a half-written file.
- */
-function ensureKeyFile(file: string): boolean {
-  if (fs.existsSync(file)) return false;
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync("ed25519");
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600, flag: "wx" });
-  try {
-    fs.linkSync(tmp, file);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    return false;
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
 }
 
 /**

@@ -4,3 +4,4 @@ export * from "./logger";
 export * from "./config";
 export * from "./storable";
 export * from "./version";
+export * from "./key-file";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 // What GET /goals/:id returns (and what a webhook carries), read through the tenant: a goal of another
 // tenant does not exist here.
-import { tapeString } from "@loopsmith/machine";
+import { tapeString, type FailureReason, type State } from "@loopsmith/machine";
 import {
   failureReport,
   inspection,
@@ -88,9 +88,10 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
           locked: goal.workspace.locked as string[],
         }
       : null,
-    state: goal.state,
+    // Written only by the machine's moves, so always one of its states and reasons.
+    state: goal.state as State,
     verified: goal.verified,
-    failure_reason: goal.failureReason,
+    failure_reason: goal.failureReason as FailureReason | null,
     attempts: goal.attempts,
     max_attempts: goal.maxAttempts,
     model: spec.provider === "scripted" ? { provider: "scripted", model: "scripted" } : { provider: spec.provider, model: spec.model ?? null },
@@ -210,7 +211,7 @@ function deliverableArtifact(
 }
 
 export function transitionRow(t: { seq: number; fromState: string | null; toState: string; at: Date; detail: unknown; hash: string | null }) {
-  return { seq: t.seq, from: t.fromState, to: t.toState, at: t.at.toISOString(), detail: t.detail as Record<string, unknown>, hash: t.hash };
+  return { seq: t.seq, from: t.fromState as State | null, to: t.toState as State, at: t.at.toISOString(), detail: t.detail as Record<string, unknown>, hash: t.hash };
 }
 
 const LAST_TRANSITIONS = 6;
@@ -237,7 +238,7 @@ export async function buildFailureReport(tx: Tx, goalId: string, reason: string,
   const script =
     lastExec?.script ?? ((code?.detail as { code?: { source?: string } } | null)?.code?.source ?? null);
   return {
-    reason,
+    reason: reason as FailureReason,
     message,
     last_transitions: transitions.slice(0, LAST_TRANSITIONS).reverse().map(transitionRow),
     last_run: lastExec

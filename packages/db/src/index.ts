@@ -35,6 +35,7 @@ export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type Tx } 
 export {
   activeWebhookSecrets,
   authenticate,
+  checkApiKey,
   createApiKey,
   createTenant,
   hashApiKey,
@@ -45,11 +46,28 @@ export {
   type AuthenticatedTenant,
   type CreatedTenant,
 } from "./tenants";
+// The credential lifecycle: API keys issued, listed, revoked, rotated; webhook secrets listed and expired.
+export {
+  expireWebhookSecret,
+  issueApiKey,
+  keyStatus,
+  listApiKeys,
+  listWebhookSecrets,
+  revokeApiKey,
+  rotateApiKey,
+  type ApiKeyInfo,
+  type IssuedApiKey,
+  type KeyStatus,
+  type WebhookSecretInfo,
+} from "./key-lifecycle";
 // Webhook signing secrets at rest (AES-256-GCM).
 export { createSecretBox, isSealed, SECRET_KEY_BYTES, secretKeyId, type SecretBox } from "./secret-box";
 
 // Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
 export { buildFailureReport, loadGoalView, resultMatchesParams, transitionRow, UUID } from "./goal-view";
+
+// Export and the judge report: a goal's full record, a window of a tenant's tapes.
+export { loadGoalRecord, loadJudgeInputs } from "./goal-records";
 
 // A tenant's goals: the scoped reads and writes the API makes on a client's behalf.
 export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";

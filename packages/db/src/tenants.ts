@@ -59,12 +59,27 @@ export interface AuthenticatedTenant {
   approvalThresholdUsd: number | null;
 }
 
-/** The tenant a bearer key belongs to, or null for unknown and revoked keys. */
-export async function authenticate(prisma: PrismaClient, key: string): Promise<AuthenticatedTenant | null> {
-  if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
+/** The tenant a bearer key belongs to, or null for unknown, revoked and expired keys. */
+export async function authenticate(prisma: PrismaClient, key: string, now = new Date()): Promise<AuthenticatedTenant | null> {
+  const r = await checkApiKey(prisma, key, now);
+  return r.ok ? r.tenant : null;
+}
+
+/**
+ * A bearer key, read from the database on every call (no cache): a revocation or an expiry applies to
+ * the very next request. Unknown and revoked keys are told apart only here, never to the caller.
+ */
+export async function checkApiKey(
+  prisma: PrismaClient,
+  key: string,
+  now = new Date(),
+): Promise<{ ok: true; tenant: AuthenticatedTenant; keyId: string } | { ok: false; reason: "unknown" | "revoked" | "expired" }> {
+  if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return { ok: false, reason: "unknown" };
   const row = await prisma.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, include: { tenant: true } });
-  if (!row || row.revokedAt) return null;
-  return { id: row.tenant.id, name: row.tenant.name, approvalThresholdUsd: row.tenant.approvalThresholdUsd };
+  if (!row) return { ok: false, reason: "unknown" };
+  if (row.revokedAt) return { ok: false, reason: "revoked" };
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired" };
+  return { ok: true, keyId: row.id, tenant: { id: row.tenant.id, name: row.tenant.name, approvalThresholdUsd: row.tenant.approvalThresholdUsd } };
 }
 
 /**

@@ -62,7 +62,7 @@ export const receiptSchema = z
       .object({ length: z.int(), head: sha256, hashes: z.array(sha256) })
       .describe("The tape's hash chain: each row's hash covers the previous one (see the README)."),
     loopsmith_version: z.string().nullable(),
-    issued_at: z.string(),
+    issued_at: z.string().meta({ format: "date-time" }),
     signature: z.string().describe("Ed25519 over the canonical JSON of every other field, base64."),
   });
 export type Receipt = z.infer<typeof receiptSchema>;

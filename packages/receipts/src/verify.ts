@@ -9,7 +9,7 @@ export const receiptKey = z.object({
   key_id: z.string(),
   alg: z.literal(RECEIPT_ALG),
   public_key_pem: z.string(),
-  created_at: z.string(),
+  created_at: z.string().meta({ format: "date-time" }),
 });
 export const receiptKeySet = z.object({ keys: z.array(receiptKey) });
 export type ReceiptKey = z.infer<typeof receiptKey>;

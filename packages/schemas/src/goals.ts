@@ -1,5 +1,5 @@
 import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
-import { STATES } from "@loopsmith/machine";
+import { FAILURE_REASONS, STATES } from "@loopsmith/machine";
 import { receiptKeySet, receiptSchema } from "@loopsmith/receipts";
 import { z } from "zod";
 import { checkFinding, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePathProblem } from "./loop";
@@ -164,7 +164,7 @@ export const createGoalBody = z
 export type CreateGoalBody = z.infer<typeof createGoalBody>;
 
 export const createGoalResponse = z
-  .object({ id: z.uuid(), status_url: z.string(), state: z.string() })
+  .object({ id: z.uuid(), status_url: z.string(), state: z.literal("plan").describe("Every goal starts in plan.") })
   .meta({ id: "GoalAccepted" });
 
 export const goalIdParams = z.object({ id: z.string() });
@@ -182,7 +182,9 @@ export const budgetsView = z
   .meta({ id: "Budgets" });
 export type Budgets = z.infer<typeof budgetsView>;
 
-const isoDate = z.string().describe("ISO 8601 timestamp");
+const isoDate = z.string().meta({ format: "date-time", description: "ISO 8601 timestamp (UTC)" });
+const state = z.enum(STATES);
+const failureReason = z.enum(FAILURE_REASONS);
 
 /**
  * How a model_calls row that may have been billed without an answer starts its error text: the runner
@@ -194,8 +196,8 @@ export const MODEL_CALL_RESERVED = "reserved: the call has not settled";
 
 export const transitionView = z.object({
   seq: z.int(),
-  from: z.string().nullable(),
-  to: z.string(),
+  from: state.nullable().describe("null on the first row."),
+  to: state,
   at: isoDate,
   detail: z.record(z.string(), z.unknown()),
   hash: z
@@ -275,7 +277,7 @@ export const checkView = z.object({
 /** Why a goal failed, assembled from the tape when it ends in `failed`. */
 export const failureReport = z
   .object({
-    reason: z.string().describe("budget_attempts, budget_tokens, budget_cost, budget_wall, model_failure, stuck, rejected, approval_timeout, evaluator_rejected"),
+    reason: failureReason,
     message: z.string(),
     last_transitions: z.array(transitionView),
     last_run: z
@@ -309,9 +311,9 @@ export const goalView = z
       .object({ files: z.int(), size: z.int(), sha256: z.string().describe("sha256 of the stored (normalized) workspace."), locked: z.array(z.string()) })
       .nullable()
       .describe("The goal's workspace: how many files, their bytes, and the locked paths."),
-    state: z.string(),
+    state,
     verified: z.boolean(),
-    failure_reason: z.string().nullable(),
+    failure_reason: failureReason.nullable().describe("Set when the goal ended failed."),
     attempts: z.int(),
     max_attempts: z.int(),
     model: z.object({ provider: z.enum(modelProviders), model: z.string().nullable() }),

@@ -4,3 +4,5 @@ export * from "./loop";
 export * from "./goals";
 export * from "./budgets";
 export * from "./webhooks";
+export * from "./replay";
+export * from "./artifacts";

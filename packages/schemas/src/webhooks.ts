@@ -9,7 +9,7 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-const isoDate = z.string().describe("ISO 8601 timestamp");
+const isoDate = z.string().meta({ format: "date-time", description: "ISO 8601 timestamp (UTC)" });
 
 export const deliveryAttemptView = z
   .object({

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LoopSmithError } from "@loopsmith/core";
+import { createKeyFileOnce, LoopSmithError } from "@loopsmith/core";
 import { createSecretBox, SECRET_KEY_BYTES, type SecretBox } from "@loopsmith/db";
 
 // packages/webhooks/src -> the repository root, whose .loopsmith/ is git-ignored.
@@ -21,31 +21,11 @@ export interface LoadedSecretBox {
 export function loadWebhookSecretBox(config: { WEBHOOK_SECRET_KEY?: readonly Buffer[]; WEBHOOK_SECRET_KEY_FILE?: string }): LoadedSecretBox {
   if (config.WEBHOOK_SECRET_KEY?.length) return { box: createSecretBox(config.WEBHOOK_SECRET_KEY), source: "config" };
   const file = config.WEBHOOK_SECRET_KEY_FILE ?? DEFAULT_WEBHOOK_SECRET_KEY_FILE;
-  const created = ensureKeyFile(file);
+  const created = createKeyFileOnce(file, () => randomBytes(SECRET_KEY_BYTES).toString("base64") + "\n");
   const text = fs.readFileSync(file, "utf8").trim();
   const key = Buffer.from(text, "base64");
   if (key.length !== SECRET_KEY_BYTES || key.toString("base64") !== text) {
     throw new LoopSmithError("LS_ERR_CONFIG", `WEBHOOK_SECRET_KEY_FILE ${file} does not hold base64 of ${SECRET_KEY_BYTES} bytes`);
   }
   return { box: createSecretBox([key]), source: created ? "generated" : "file", file };
-}
-
-/**
- * Creates the key file unless it exists; true when this call created it. Written beside it and linked into
- * place, so that an API and a runner starting together end up with one key and none reads a half-written file.
- */
-function ensureKeyFile(file: string): boolean {
-  if (fs.existsSync(file)) return false;
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, randomBytes(SECRET_KEY_BYTES).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
-  try {
-    fs.linkSync(tmp, file);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    return false;
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
 }

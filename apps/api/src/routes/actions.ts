@@ -21,6 +21,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
     "/goals/:id/cancel",
     {
       schema: {
+        operationId: "cancelGoal",
         summary: "Cancel a goal",
         description:
           "Ends the goal in `cancelled` at once (a tape row). A step in flight is abandoned: its container is killed and its result discarded. 409 when the goal already ended.",
@@ -43,6 +44,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
     "/goals/:id/approve",
     {
       schema: {
+        operationId: "approveGoal",
         summary: "Approve a goal waiting in awaiting_approval",
         description:
           "Resumes the goal in the state it was waiting in. Optionally sets the next approval threshold and raises budget caps (server maximums apply).",
@@ -78,6 +80,7 @@ export const actionRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asy
     "/goals/:id/reject",
     {
       schema: {
+        operationId: "rejectGoal",
         summary: "Reject a goal waiting in awaiting_approval",
         description: "Ends it in `failed` with reason `rejected` and a failure report.",
         tags: ["goals"],

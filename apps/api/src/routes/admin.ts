@@ -18,7 +18,7 @@ export const deadLetter = z
     error: z.string(),
     error_code: z.string().nullable(),
     tries: z.int(),
-    errored_at: z.string(),
+    errored_at: z.string().meta({ format: "date-time" }),
   })
   .meta({ id: "DeadLetter" });
 
@@ -29,6 +29,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
     "/admin/dead-letters",
     {
       schema: {
+        operationId: "listDeadLetters",
         summary: "Goals parked in errored (the dead-letter list)",
         tags: ["admin"],
         security: [{ adminKey: [] }],
@@ -67,6 +68,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
     "/admin/dead-letters/:id/retry",
     {
       schema: {
+        operationId: "retryDeadLetter",
         summary: "Retry a dead-lettered goal: it resumes the state it errored in",
         tags: ["admin"],
         security: [{ adminKey: [] }],

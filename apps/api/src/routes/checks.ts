@@ -8,6 +8,7 @@ export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
     "/checks",
     {
       schema: {
+        operationId: "listChecks",
         summary: "The check catalogue",
         description: "Every deterministic check with a description, its params as JSON Schema, which params a model may see when the check is hidden, and an example.",
         tags: ["checks"],

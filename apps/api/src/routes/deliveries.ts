@@ -18,6 +18,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
     "/goals/:id/deliveries",
     {
       schema: {
+        operationId: "listDeliveries",
         summary: "A goal's webhook deliveries, newest first, each with its attempt log",
         tags: ["webhooks"],
         params: goalIdParams,
@@ -36,6 +37,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
     "/deliveries/:id/redeliver",
     {
       schema: {
+        operationId: "redeliverWebhook",
         summary: "Send a delivered or dead webhook again (same payload and webhook-id)",
         tags: ["webhooks"],
         params: deliveryIdParams,
@@ -55,6 +57,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ deps: () => DeliveryDeps }>
     "/webhook-secrets/rotate",
     {
       schema: {
+        operationId: "rotateWebhookSecret",
         summary: "Issue a new webhook signing secret; the previous one keeps signing during the overlap",
         description:
           "Every delivery is signed with each valid secret (one `v1,` entry per secret in webhook-signature), so receivers can switch to the new secret at any point before previous_valid_until. At most 3 secrets are valid at once: rotating again inside the overlap retires the oldest immediately.",

@@ -109,6 +109,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRouteOptions> = async (app,
     "/goals/:id/events",
     {
       schema: {
+        operationId: "streamGoalEvents",
         summary: "Live progress: the goal's tape as Server-Sent Events",
         description:
           `${streamDescription} To resume after a disconnect, send \`Last-Event-ID: <seq>\` (EventSource does so by itself) ` +

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
 import { goalsOf, openGoalCount, UUID } from "@loopsmith/db";
+import type { FailureReason, State } from "@loopsmith/machine";
 import { defaultModelName, resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
   createGoalBody,
@@ -119,12 +120,22 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     "/goals",
     {
       schema: {
+        operationId: "createGoal",
         summary: "Submit a goal; it runs asynchronously",
         description: "With an Idempotency-Key, a retry with the same body returns the same goal (Idempotent-Replayed: true).",
         tags: ["goals"],
         headers: idempotencyHeaders,
         body: createGoalBody,
         response: { 202: createGoalResponse, 400: errorBody, 401: errorBody, 408: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
+        "x-responses": {
+          202: {
+            description: "Accepted: the goal is queued (or, with an Idempotency-Key seen before, the goal that key created).",
+            headers: {
+              location: { description: "/goals/{id}: poll it, or follow /goals/{id}/events." },
+              "idempotent-replayed": { description: '"true" when this answers a retry with an Idempotency-Key already used with the same body (no new goal).', schema: { type: "string", enum: ["true"] } },
+            },
+          },
+        },
       },
     },
     async (req, reply) => {
@@ -211,6 +222,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     "/goals",
     {
       schema: {
+        operationId: "listGoals",
         summary: "This tenant's goals, newest first",
         tags: ["goals"],
         querystring: listGoalsQuery,
@@ -228,9 +240,9 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
         goals: page.map((g) => ({
           id: g.id,
           objective: g.objective,
-          state: g.state,
+          state: g.state as State,
           verified: g.verified,
-          failure_reason: g.failureReason,
+          failure_reason: g.failureReason as FailureReason | null,
           attempts: g.attempts,
           created_at: g.createdAt.toISOString(),
           updated_at: g.updatedAt.toISOString(),
@@ -245,6 +257,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     "/goals/:id",
     {
       schema: {
+        operationId: "getGoal",
         summary: "A goal: state, tape, plan, checks, executions, report and cost",
         tags: ["goals"],
         params: goalIdParams,

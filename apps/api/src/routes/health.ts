@@ -43,7 +43,7 @@ async function probe(name: DependencyName, fn: () => Promise<string>, timeoutMs:
 export const healthRoutes: FastifyPluginAsyncZod<{ readiness: Readiness; timeoutMs: number }> = async (app, opts) => {
   app.get(
     "/healthz",
-    { schema: { summary: "The process is up", tags: ["health"], security: [], response: { 200: healthzResponse } } },
+    { schema: { operationId: "getHealthz", summary: "The process is up", tags: ["health"], security: [], response: { 200: healthzResponse } } },
     async () => ({ status: "ok" as const }),
   );
 
@@ -51,6 +51,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ readiness: Readiness; timeout
     "/readyz",
     {
       schema: {
+        operationId: "getReadyz",
         summary: "Postgres, Redis, the Docker engine and the sandbox image are all reachable",
         tags: ["health"],
         security: [],

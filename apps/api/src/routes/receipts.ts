@@ -14,6 +14,7 @@ export const receiptRoutes: FastifyPluginAsyncZod<{ deps: () => { prisma: Prisma
     "/goals/:id/receipt",
     {
       schema: {
+        operationId: "getReceipt",
         summary: "The signed receipt of a verified goal",
         description:
           "Ed25519 over the canonical JSON (sorted keys, no whitespace) of every field but `signature`; the key is `key_id` in " +
@@ -38,6 +39,7 @@ export const receiptRoutes: FastifyPluginAsyncZod<{ deps: () => { prisma: Prisma
     RECEIPT_KEYS_PATH,
     {
       schema: {
+        operationId: "getReceiptKeys",
         summary: "The public keys that sign receipts",
         description: "No authentication. Keys are never removed when a new one is introduced, so receipts signed before a rotation still verify.",
         tags: ["goals"],

@@ -1,0 +1,138 @@
+// What the zod schemas alone cannot tell the OpenAPI document: a description for each response (never
+// "Default Response"), the response headers the API really sends (Location, Idempotent-Replayed, the
+// rate-limit headers, Retry-After, ETag...), an operationId for every route, the servers, and the
+// webhook events. Wraps fastify-type-provider-zod's transforms, which drop all of these.
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { WEBHOOK_EVENTS } from "@loopsmith/schemas";
+
+type Json = Record<string, unknown>;
+type Transform = typeof jsonSchemaTransform;
+type TransformObject = typeof jsonSchemaTransformObject;
+
+/** A response header as the document shows it: a schema and what it means. */
+export interface HeaderDoc {
+  description: string;
+  schema?: Json;
+}
+
+/**
+ * Per-route additions, keyed by status, given in a route's schema as `"x-responses"` (removed from the
+ * document once applied): `{ 202: { description, headers: { location: {...} } } }`.
+ */
+export type ResponseDocs = Record<number, { description?: string; headers?: Record<string, HeaderDoc> }>;
+
+const STATUS_DESCRIPTIONS: Record<string, string> = {
+  "200": "OK.",
+  "202": "Accepted.",
+  "204": "No content.",
+  "304": "Not modified.",
+  "400": "The request is invalid (LS_ERR_VALIDATION and others): `details` lists each field path.",
+  "401": "No valid API key (LS_ERR_UNAUTHORIZED).",
+  "403": "This key may not do that (LS_ERR_FORBIDDEN).",
+  "404": "Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file).",
+  "408": "The request body did not arrive in time (LS_ERR_BODY_TIMEOUT).",
+  "409": "Conflict with the goal's state or an earlier request (see the error code).",
+  "413": "The request body is too large (LS_ERR_PAYLOAD_TOO_LARGE).",
+  "415": "Send the body as application/json (LS_ERR_UNSUPPORTED_MEDIA_TYPE).",
+  "429": "Too many requests, goals or streams (see the error code); wait Retry-After seconds when given.",
+  "500": "Internal error (LS_ERR_INTERNAL).",
+  "503": "A dependency is not ready or the server is busy (see the error code); retry, after Retry-After when given.",
+};
+
+const int = { type: "integer" };
+const RATE_LIMIT_HEADERS: Record<string, HeaderDoc> = {
+  "x-ratelimit-limit": { description: "Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on).", schema: int },
+  "x-ratelimit-remaining": { description: "Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on).", schema: int },
+};
+const RETRY_AFTER: Record<string, HeaderDoc> = {
+  "retry-after": { description: "Seconds to wait before retrying.", schema: int },
+};
+
+function operationIdFor(method: string, url: string): string {
+  const words = url
+    .split("/")
+    .filter(Boolean)
+    .map((s) => s.replace(/^:/, "by-").replace(/[^A-Za-z0-9]+/g, "-"))
+    .join("-")
+    .split("-")
+    .filter(Boolean);
+  return [method.toLowerCase(), ...words].map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join("");
+}
+
+export const openApiTransform: Transform = (input) => {
+  const out = jsonSchemaTransform(input);
+  const schema = out.schema as Json & { response?: Record<string, Json>; hide?: boolean; "x-responses"?: ResponseDocs; security?: unknown[] };
+  if (!schema || schema.hide) return out;
+  const extra = schema["x-responses"] ?? {};
+  delete schema["x-responses"];
+  const method = String((input.route as { method?: string | string[] }).method ?? "get");
+  if (!schema.operationId) schema.operationId = operationIdFor(Array.isArray(method) ? method[0]! : method, out.url);
+  // Routes with `security: []` (health, the receipt keys) are not counted by the tenant's rate limit.
+  const limited = !(Array.isArray(schema.security) && schema.security.length === 0);
+  for (const [status, res] of Object.entries(schema.response ?? {})) {
+    const docs = extra[Number(status)] ?? {};
+    // A described zod schema keeps its own description; a shared component ($ref) gets the status's.
+    const own = typeof res.description === "string" && res.description !== "" ? res.description : undefined;
+    const success = status.startsWith("2") && typeof schema.summary === "string" ? `${schema.summary}.` : undefined;
+    res.description = docs.description ?? own ?? success ?? STATUS_DESCRIPTIONS[status] ?? `HTTP ${status}.`;
+    const headers: Record<string, HeaderDoc> = {
+      ...(limited && status !== "401" ? RATE_LIMIT_HEADERS : {}),
+      ...(status === "429" || status === "503" ? RETRY_AFTER : {}),
+      ...docs.headers,
+    };
+    // @fastify/swagger reads header schemas with the description beside them.
+    if (Object.keys(headers).length > 0)
+      res.headers = Object.fromEntries(Object.entries(headers).map(([k, h]) => [k, { ...(h.schema ?? { type: "string" }), description: h.description }]));
+  }
+  return out;
+};
+
+/** The document-wide parts: servers and the webhook events (OpenAPI 3.1 `webhooks`). */
+export const openApiTransformObject: TransformObject = (input) => {
+  const doc = jsonSchemaTransformObject(input) as Json & { components?: { schemas?: Json } };
+  const schemas = (doc.components?.schemas ?? {}) as Json;
+  schemas.WebhookEvent = {
+    type: "object",
+    description:
+      "The body of every webhook POST, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers). The same bytes on every retry and redelivery.",
+    properties: {
+      type: { type: "string", enum: [...WEBHOOK_EVENTS] },
+      timestamp: { type: "string", format: "date-time", description: "When the payload was built." },
+      data: { $ref: "#/components/schemas/Goal", description: "The goal as GET /goals/{id} returned it when the event happened." },
+    },
+    required: ["type", "timestamp", "data"],
+  };
+  const webhookHeaders = {
+    "webhook-id": { description: "msg_..., the same on every attempt of a delivery: deduplicate on it.", required: true, schema: { type: "string" } },
+    "webhook-timestamp": { description: "Unix seconds of this attempt.", required: true, schema: { type: "string" } },
+    "webhook-signature": { description: "v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">, space-separated, one per valid secret.", required: true, schema: { type: "string" } },
+  };
+  const summaries: Record<string, string> = {
+    "goal.verified": "The goal ended verified: every check passed",
+    "goal.failed": "The goal ended failed (see failure_reason and failure_report)",
+    "goal.cancelled": "The goal was cancelled",
+    "goal.awaiting_approval": "The goal paused for a spending approval (POST /goals/{id}/approve or /reject)",
+  };
+  const webhooks = Object.fromEntries(
+    WEBHOOK_EVENTS.map((event) => [
+      event,
+      {
+        post: {
+          operationId: `webhook${event.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join("")}`,
+          summary: summaries[event] ?? event,
+          description: `Sent to the goal's webhook.url with type "${event}". Answer 2xx to acknowledge; anything else is retried.`,
+          tags: ["webhooks"],
+          security: [],
+          parameters: Object.entries(webhookHeaders).map(([name, h]) => ({ in: "header", name, ...h })),
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookEvent" } } } },
+          responses: { "2XX": { description: "Received: no further attempts." } },
+        },
+      },
+    ]),
+  );
+  return {
+    ...doc,
+    servers: [{ url: "/", description: "The server this document was fetched from (set your client's base URL, e.g. http://127.0.0.1:3000)." }],
+    webhooks,
+  } as ReturnType<TransformObject>;
+};

@@ -1,0 +1,267 @@
+// The command line, parsed into a command as data (pure: no files, no network). Usage errors are thrown
+// as UsageError, which main() turns into exit code 2.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export type OutputFormat = "text" | "json";
+
+export interface Common {
+  url: string;
+  apiKey: string | undefined;
+  output: OutputFormat;
+}
+
+export interface GoalOptions {
+  objective: string;
+  success?: string;
+  checks: { id: string; params: Record<string, unknown> }[];
+  inputs: { name: string; path: string }[];
+  checkerFiles: { name: string; path: string }[];
+  maxAttempts?: number;
+  model?: { provider: string; model?: string };
+  scriptPath?: string;
+  bodyPath?: string;
+  /** undefined: the server's default; null: the program itself is the deliverable. */
+  deliverable?: string | null;
+  idempotencyKey?: string;
+  wait: boolean;
+  waitTimeoutMs?: number;
+}
+
+export type Command =
+  | { kind: "help"; topic?: string }
+  | { kind: "version" }
+  | ({ kind: "goal" } & GoalOptions & Common)
+  | ({ kind: "goals-list"; state?: string; limit?: number; cursor?: string } & Common)
+  | ({ kind: "goals-show" | "goals-cancel" | "goals-reject"; id: string } & Common)
+  | ({ kind: "goals-approve"; id: string; threshold?: number | null } & Common)
+  | ({ kind: "goals-tail"; id: string; waitTimeoutMs?: number } & Common)
+  | ({ kind: "artifacts-list"; id: string; attempt?: number } & Common)
+  | ({ kind: "artifacts-get"; id: string; name: string; attempt?: number; out?: string } & Common)
+  | ({ kind: "artifacts-program"; id: string; attempt: number; out?: string } & Common)
+  | ({ kind: "checks" } & Common);
+
+export const USAGE = `usage: loopsmith <command> [options]
+
+commands:
+  goal --objective TEXT [--success TEXT] [--check ID[:PARAMS_JSON] ...] [--input [NAME=]FILE ...]
+       [--checker-file [NAME=]FILE ...] [--max-iterations N] [--model PROVIDER[:NAME]] [--script FILE]
+       [--deliverable NAME] [--body FILE] [--idempotency-key KEY] [--wait] [--wait-timeout SECONDS]
+                         submit a goal; with --wait, follow it live and exit by its outcome
+  goals list [--state STATE] [--limit N] [--cursor C]
+  goals show GOAL        the goal as GET /goals/:id returns it
+  goals tail GOAL        follow a goal live until it ends (exit code as for goal --wait)
+  goals cancel GOAL
+  goals approve GOAL [--threshold USD|none]
+  goals reject GOAL
+  artifacts list GOAL [--attempt N]
+  artifacts get GOAL NAME [-o FILE] [--attempt N]
+                         download an artifact (the newest attempt's unless --attempt; to stdout without -o)
+  artifacts program GOAL ATTEMPT [-o FILE]
+                         download the program an attempt ran
+  checks                 the check catalogue
+
+options for every command:
+  --url URL              the API (default $LOOPSMITH_URL, else http://127.0.0.1:3000)
+  --api-key KEY          a tenant API key (default $LOOPSMITH_API_KEY)
+  --output-format text|json
+                         json: one JSON document on stdout (the final goal for goal --wait), nothing else
+  -h, --help
+
+goal options:
+  --check ID:JSON        an acceptance check, e.g. --check 'row_count:{"artifact":"clean.csv","equals":3}'
+  --input [NAME=]FILE    an input file (NAME defaults to the file's base name); repeatable
+  --checker-file [NAME=]FILE
+                         hidden material a check reads (never shown to the models or the program)
+  --max-iterations N     attempts before the goal fails (the API's max_attempts)
+  --model PROVIDER[:NAME]  e.g. openai-compatible:qwen2.5-coder, anthropic, scripted (with --script)
+  --script FILE          a scripted model's script (JSON), see README "The scripted model"
+  --deliverable NAME     the file the goal delivers (default result.json); --deliverable= for the program
+  --body FILE            a JSON body to start from (any POST /goals field); the flags above override it
+
+exit codes: 0 verified (or the command succeeded), 1 the goal failed or was cancelled, 2 usage or server error.
+Progress (each state as it happens, attempt k of N, elapsed, spend) goes to stderr.`;
+
+const common = {
+  url: { type: "string" },
+  "api-key": { type: "string" },
+  "output-format": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
+function parse<O extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: O, positionals: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (parsed.positionals.length !== positionals.length)
+    throw new UsageError(
+      parsed.positionals.length < positionals.length
+        ? `missing ${positionals.slice(parsed.positionals.length).join(" ")}`
+        : `unexpected argument ${JSON.stringify(parsed.positionals[positionals.length])}`,
+    );
+  return parsed;
+}
+
+function commonOf(values: Record<string, unknown>, env: Record<string, string | undefined>): Common {
+  const output = (values["output-format"] as string | undefined) ?? "text";
+  if (output !== "text" && output !== "json") throw new UsageError(`--output-format must be text or json, not ${JSON.stringify(output)}`);
+  const url = (values.url as string | undefined) ?? env.LOOPSMITH_URL ?? "http://127.0.0.1:3000";
+  try {
+    const u = new URL(url);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new UsageError(`--url / LOOPSMITH_URL is not an http(s) URL: ${JSON.stringify(url)}`);
+  }
+  const apiKey = (values["api-key"] as string | undefined) ?? (env.LOOPSMITH_API_KEY || undefined);
+  return { url, apiKey, output };
+}
+
+export function positiveInt(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(v) || Number(v) < 1) throw new UsageError(`${flag} must be a positive integer, not ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** --check row_count:{"artifact":"a.csv","equals":3}, or a bare id (no params). */
+export function parseCheck(spec: string): { id: string; params: Record<string, unknown> } {
+  const colon = spec.indexOf(":");
+  const id = colon < 0 ? spec : spec.slice(0, colon);
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(id)) throw new UsageError(`--check ${JSON.stringify(spec)}: the check id must come first (ID or ID:PARAMS_JSON); loopsmith checks lists them`);
+  if (colon < 0) return { id, params: {} };
+  let params: unknown;
+  try {
+    params = JSON.parse(spec.slice(colon + 1));
+  } catch (e) {
+    throw new UsageError(`--check ${id}: its params are not JSON (${(e as Error).message})`);
+  }
+  if (!params || typeof params !== "object" || Array.isArray(params)) throw new UsageError(`--check ${id}: its params must be a JSON object`);
+  return { id, params: params as Record<string, unknown> };
+}
+
+/** --input data.csv, or --input name.csv=path/to/file. */
+export function parseFileArg(flag: string, v: string): { name: string; path: string } {
+  const eq = v.indexOf("=");
+  const path = eq < 0 ? v : v.slice(eq + 1);
+  const name = eq < 0 ? (v.split(/[\\/]/).pop() ?? v) : v.slice(0, eq);
+  if (!name || !path) throw new UsageError(`${flag} ${JSON.stringify(v)}: give FILE or NAME=FILE`);
+  return { name, path };
+}
+
+function parseModel(v: string | undefined): GoalOptions["model"] {
+  if (v === undefined) return undefined;
+  const colon = v.indexOf(":");
+  const provider = colon < 0 ? v : v.slice(0, colon);
+  const model = colon < 0 ? undefined : v.slice(colon + 1);
+  if (!provider || model === "") throw new UsageError(`--model ${JSON.stringify(v)}: give PROVIDER or PROVIDER:NAME`);
+  return { provider, ...(model ? { model } : {}) };
+}
+
+function seconds(flag: string, v: string | undefined): number | undefined {
+  const n = positiveInt(flag, v);
+  return n === undefined ? undefined : n * 1000;
+}
+
+export function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "help" || first === "--help" || first === "-h") return { kind: "help" };
+  if (first === "--version") return { kind: "version" };
+  if (rest.includes("--help") || rest.includes("-h")) return { kind: "help", topic: first };
+
+  if (first === "goal") {
+    const { values } = parse(
+      rest,
+      {
+        objective: { type: "string" },
+        success: { type: "string" },
+        check: { type: "string", multiple: true },
+        input: { type: "string", multiple: true },
+        "checker-file": { type: "string", multiple: true },
+        "max-iterations": { type: "string" },
+        model: { type: "string" },
+        script: { type: "string" },
+        deliverable: { type: "string" },
+        body: { type: "string" },
+        "idempotency-key": { type: "string" },
+        wait: { type: "boolean" },
+        "wait-timeout": { type: "string" },
+      },
+      [],
+    );
+    if (values.objective === undefined && values.body === undefined) throw new UsageError("goal needs --objective TEXT (or a --body FILE that has one)");
+    if (values.script !== undefined && values.model !== undefined && values.model !== "scripted") throw new UsageError("--script goes with the scripted model: drop --model or use --model scripted");
+    return {
+      kind: "goal",
+      ...commonOf(values, env),
+      objective: values.objective ?? "",
+      success: values.success,
+      checks: (values.check ?? []).map(parseCheck),
+      inputs: (values.input ?? []).map((v) => parseFileArg("--input", v)),
+      checkerFiles: (values["checker-file"] ?? []).map((v) => parseFileArg("--checker-file", v)),
+      maxAttempts: positiveInt("--max-iterations", values["max-iterations"]),
+      model: parseModel(values.model),
+      scriptPath: values.script,
+      bodyPath: values.body,
+      deliverable: values.deliverable === undefined ? undefined : values.deliverable === "" ? null : values.deliverable,
+      idempotencyKey: values["idempotency-key"],
+      wait: values.wait ?? false,
+      waitTimeoutMs: seconds("--wait-timeout", values["wait-timeout"]),
+    };
+  }
+
+  if (first === "goals") {
+    const [sub, ...args] = rest;
+    if (sub === "list") {
+      const { values } = parse(args, { state: { type: "string" }, limit: { type: "string" }, cursor: { type: "string" } }, []);
+      return { kind: "goals-list", ...commonOf(values, env), state: values.state, limit: positiveInt("--limit", values.limit), cursor: values.cursor };
+    }
+    if (sub === "show" || sub === "cancel" || sub === "reject") {
+      const { values, positionals } = parse(args, {}, ["GOAL"]);
+      return { kind: `goals-${sub}`, ...commonOf(values, env), id: positionals[0]! };
+    }
+    if (sub === "tail") {
+      const { values, positionals } = parse(args, { "wait-timeout": { type: "string" } }, ["GOAL"]);
+      return { kind: "goals-tail", ...commonOf(values, env), id: positionals[0]!, waitTimeoutMs: seconds("--wait-timeout", values["wait-timeout"]) };
+    }
+    if (sub === "approve") {
+      const { values, positionals } = parse(args, { threshold: { type: "string" } }, ["GOAL"]);
+      const t = values.threshold;
+      let threshold: number | null | undefined;
+      if (t === "none") threshold = null;
+      else if (t !== undefined) {
+        threshold = Number(t);
+        if (!/^\d+(\.\d+)?$/.test(t)) throw new UsageError(`--threshold must be a USD amount or none, not ${JSON.stringify(t)}`);
+      }
+      return { kind: "goals-approve", ...commonOf(values, env), id: positionals[0]!, threshold };
+    }
+    throw new UsageError(sub === undefined ? "goals needs a subcommand: list, show, tail, cancel, approve, reject" : `unknown goals subcommand ${JSON.stringify(sub)}`);
+  }
+
+  if (first === "artifacts") {
+    const [sub, ...args] = rest;
+    if (sub === "list") {
+      const { values, positionals } = parse(args, { attempt: { type: "string" } }, ["GOAL"]);
+      return { kind: "artifacts-list", ...commonOf(values, env), id: positionals[0]!, attempt: positiveInt("--attempt", values.attempt) };
+    }
+    if (sub === "get") {
+      const { values, positionals } = parse(args, { attempt: { type: "string" }, output: { type: "string", short: "o" } }, ["GOAL", "NAME"]);
+      return { kind: "artifacts-get", ...commonOf(values, env), id: positionals[0]!, name: positionals[1]!, attempt: positiveInt("--attempt", values.attempt), out: values.output };
+    }
+    if (sub === "program") {
+      const { values, positionals } = parse(args, { output: { type: "string", short: "o" } }, ["GOAL", "ATTEMPT"]);
+      return { kind: "artifacts-program", ...commonOf(values, env), id: positionals[0]!, attempt: positiveInt("ATTEMPT", positionals[1])!, out: values.output };
+    }
+    throw new UsageError(sub === undefined ? "artifacts needs a subcommand: list, get, program" : `unknown artifacts subcommand ${JSON.stringify(sub)}`);
+  }
+
+  if (first === "checks") {
+    const { values } = parse(rest, {}, []);
+    return { kind: "checks", ...commonOf(values, env) };
+  }
+  throw new UsageError(`unknown command ${JSON.stringify(first)}`);
+}

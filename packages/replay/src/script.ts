@@ -1,0 +1,184 @@
+// A finished goal as a script (issue 15): its request body again, with the model turns it recorded turned
+// into the scripted model's script, so that POST /goals replays it offline. Only the model's judgement is
+// replayed: the programs run again in the sandbox and the checks judge them again, so a change in the
+// image, the check library or the machine shows up as a different tape.
+import { tapeString, type State } from "@loopsmith/machine";
+import {
+  generatedCode,
+  GOAL_SCRIPT_FORMAT,
+  inspection,
+  planOutput,
+  storedBudgets,
+  type CreateGoalBody,
+  type GeneratedCode,
+  type GoalScript,
+  type Inspection,
+  type PlanOutput,
+  type ScriptedScript,
+} from "@loopsmith/schemas";
+
+/** One model_calls row, as much of it as the export reads. */
+export interface RecordedCall {
+  state: string;
+  attempt: number;
+  provider: string;
+  model: string;
+  response: unknown;
+  error: string | null;
+  createdAt: Date;
+}
+
+export interface RecordedFile {
+  name: string;
+  content: Uint8Array;
+}
+
+/** The stored goal, as much of it as the export reads (rows of packages/db's Goal and its relations). */
+export interface GoalRecord {
+  id: string;
+  objective: string;
+  success: string | null;
+  checks: unknown;
+  deliverable: string | null;
+  feedback: string;
+  selfTest: unknown;
+  maxAttempts: number;
+  budgets: unknown;
+  model: unknown;
+  /** issue 14: the program's language (rows from before it: python). */
+  language?: string;
+  state: string;
+  verified: boolean;
+  failureReason: string | null;
+  attempts: number;
+  loopsmithVersion: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+  inputs: RecordedFile[];
+  checkerFiles: RecordedFile[];
+  transitions: { seq: number; fromState: string | null; toState: string; at: Date; detail: unknown }[];
+  modelCalls: RecordedCall[];
+}
+
+/** States a goal may be exported from: it ran to an end of its own. */
+export const EXPORTABLE_STATES = ["verified", "failed"] as const;
+
+const PLACEHOLDER_INSPECT: Inspection = { verified: false, failing_checks: [], diagnosis: "(no inspection was recorded for this turn)", fix_hint: "" };
+const placeholderCode = (why: string): GeneratedCode => ({
+  filename: "analysis.py",
+  language: "python",
+  source: `raise SystemExit(${JSON.stringify(why)})\n`,
+  notes: why,
+  files: [],
+});
+
+/**
+ * The answered turns, latest per (turn, attempt): a retried step may have asked more than once; the answer
+ * the goal went on with is the last one stored.
+ */
+function answered(calls: RecordedCall[]): Map<string, RecordedCall> {
+  const byKey = new Map<string, RecordedCall>();
+  const sorted = [...calls].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  for (const c of sorted) if (c.error === null && c.response !== null && c.response !== undefined) byKey.set(`${c.state}:${c.attempt}`, c);
+  return byKey;
+}
+
+/**
+ * The scripted model's script for the recorded turns. INSPECT and REFINE are asked once per attempt
+ * (index = attempt - 1), so entry i of each list is the answer recorded at attempt i + 1. A turn with no
+ * recorded answer gets a placeholder and is named in `gaps`.
+ */
+export function scriptFromCalls(calls: RecordedCall[], goal: { objective: string; attempts: number }): { script: ScriptedScript; gaps: string[] } {
+  const turns = answered(calls);
+  const gaps: string[] = [];
+  const pick = <T>(key: string, parse: (v: unknown) => { success: true; data: T } | { success: false }): T | null => {
+    const row = turns.get(key);
+    if (!row) return null;
+    const parsed = parse(row.response);
+    return parsed.success ? parsed.data : null;
+  };
+  let plan: PlanOutput | null = pick("plan:0", (v) => planOutput.safeParse(v));
+  if (!plan) {
+    gaps.push("plan");
+    plan = { objective: goal.objective, approach: [], output_contract: "", checks: [] };
+  }
+  let generate: GeneratedCode | null = pick("generate:0", (v) => generatedCode.safeParse(v));
+  if (!generate) {
+    gaps.push("generate");
+    generate = placeholderCode("no program was recorded for the generate turn");
+  }
+  const attempts = (turn: string) =>
+    Math.max(0, ...[...turns.values()].filter((c) => c.state === turn).map((c) => c.attempt));
+  const inspect: Inspection[] = [];
+  for (let a = 1; a <= Math.max(1, attempts("inspect")); a++) {
+    const got = pick(`inspect:${a}`, (v) => inspection.safeParse(v));
+    if (!got) gaps.push(`inspect[${a - 1}]`);
+    inspect.push(got ?? PLACEHOLDER_INSPECT);
+  }
+  const refine: GeneratedCode[] = [];
+  for (let a = 1; a <= attempts("refine"); a++) {
+    const got = pick(`refine:${a}`, (v) => generatedCode.safeParse(v));
+    if (!got) gaps.push(`refine[${a - 1}]`);
+    refine.push(got ?? placeholderCode(`no program was recorded for refine turn ${a}`));
+  }
+  return { script: { plan, generate, inspect, refine }, gaps };
+}
+
+/** A file as the POST body takes it: text when the bytes are UTF-8 (readable fixtures), else base64. */
+export function fileForBody(f: RecordedFile): { name: string; text: string } | { name: string; content_base64: string } {
+  const buf = Buffer.from(f.content);
+  const text = buf.toString("utf8");
+  return Buffer.from(text, "utf8").equals(buf) ? { name: f.name, text } : { name: f.name, content_base64: buf.toString("base64") };
+}
+
+/** The export of a finished goal (the caller checks it is one of EXPORTABLE_STATES). */
+export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
+  const { script, gaps } = scriptFromCalls(goal.modelCalls, goal);
+  const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
+  const body: CreateGoalBody = {
+    objective: goal.objective,
+    ...(goal.success !== null ? { success: goal.success } : {}),
+    // Stored with their visibility resolved: the replay hides exactly what the original hid.
+    checks: goal.checks as CreateGoalBody["checks"],
+    inputs: goal.inputs.map(fileForBody),
+    checker_files: goal.checkerFiles.map(fileForBody),
+    deliverable: goal.deliverable,
+    // issue 14: the language carries over; a workspace does not (yet): the export holds no workspace.
+    language: goal.language === "javascript" || goal.language === "typescript" ? goal.language : "python",
+    ...(goal.selfTest !== null && goal.selfTest !== undefined ? { self_test: goal.selfTest as CreateGoalBody["self_test"] } : {}),
+    feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
+    max_attempts: goal.maxAttempts,
+    execution_timeout_seconds: budgets.execution_timeout_seconds,
+    budget: { max_tokens: budgets.max_tokens, max_cost_usd: budgets.max_cost_usd, max_wall_seconds: budgets.max_wall_seconds },
+    ...(budgets.approval_threshold_usd !== null ? { approval_threshold_usd: budgets.approval_threshold_usd } : {}),
+    // No webhook: a replay must not notify the original's receiver.
+    model: { provider: "scripted", script },
+  };
+  const answeredBy = [...goal.modelCalls].reverse().find((c) => c.error === null) ?? goal.modelCalls.at(-1);
+  const spec = goal.model as { provider?: string; model?: string } | null;
+  return {
+    format: GOAL_SCRIPT_FORMAT,
+    goal_id: goal.id,
+    exported_at: now.toISOString(),
+    body,
+    gaps,
+    original: {
+      state: goal.state,
+      verified: goal.verified,
+      failure_reason: goal.failureReason,
+      attempts: goal.attempts,
+      tape: tapeString(goal.transitions.map((t) => t.toState)),
+      transitions: goal.transitions.map((t) => ({
+        seq: t.seq,
+        from: t.fromState as State | null,
+        to: t.toState as State,
+        at: t.at.toISOString(),
+        detail: (t.detail ?? {}) as Record<string, unknown>,
+      })),
+      provider: answeredBy?.provider ?? spec?.provider ?? "unknown",
+      model: answeredBy?.model ?? spec?.model ?? null,
+      loopsmith_version: goal.loopsmithVersion,
+      wall_time_ms: goal.finishedAt ? goal.finishedAt.getTime() - goal.createdAt.getTime() : null,
+    },
+  };
+}
