@@ -4,9 +4,13 @@
 import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "./demo/scenario";
+import { TS_EXPECTED_TAPE, typescriptDemoGoal } from "./demo/typescript";
 import { runGoal, startStack, timeInStates, type Stack } from "./lib/stack";
 
-const HELP = `usage: npm run demo [-- --provider scripted|openai-compatible] [--model NAME] [--max-attempts N]
+const HELP = `usage: npm run demo [-- --provider scripted|openai-compatible] [--model NAME] [--max-attempts N] [--language python|typescript]
+
+  --language typescript  a TypeScript workspace (issue 14): tsc --noEmit and npm test (node --test) must
+                         pass; 2 attempts with the scripted model, then verified with the patch.
 
   scripted (default)   the pre-written model of the running example: 3 attempts, then verified.
   openai-compatible    a real model server; set OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:8080/v1),
@@ -18,6 +22,7 @@ const { values: args } = parseArgs({
     provider: { type: "string", default: process.env.DEMO_PROVIDER ?? "scripted" },
     model: { type: "string", default: process.env.DEMO_MODEL },
     "max-attempts": { type: "string", default: process.env.DEMO_MAX_ATTEMPTS ?? "5" },
+    language: { type: "string", default: process.env.DEMO_LANGUAGE ?? "python" },
     help: { type: "boolean", default: false },
   },
 });
@@ -30,13 +35,20 @@ if (args.provider !== "scripted" && args.provider !== "openai-compatible") {
   process.exit(2);
 }
 
+if (args.language !== "python" && args.language !== "typescript") {
+  console.error(`unknown language ${args.language}\n\n${HELP}`);
+  process.exit(2);
+}
+const typescript = args.language === "typescript";
+
 const started = performance.now();
 let stack: Stack | undefined;
 let ok = false;
 try {
   stack = await startStack({ ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? `loopsmith-demo-${process.pid}` });
   const model = args.provider === "scripted" ? undefined : { provider: "openai-compatible", ...(args.model ? { model: args.model } : {}) };
-  const body = demoGoal({ max_attempts: Number(args["max-attempts"]), ...(model ? { model } : {}) });
+  const maxAttempts = Number(args["max-attempts"]);
+  const body = typescript ? await typescriptDemoGoal({ max_attempts: maxAttempts, ...(model ? { model } : {}) }) : demoGoal({ max_attempts: maxAttempts, ...(model ? { model } : {}) });
   const { id, goal } = await runGoal<GoalView>(stack, body, 200);
   console.error(`goal ${id} ended ${goal.state}`);
 
@@ -49,6 +61,13 @@ try {
     model: goal.model,
     tape: goal.tape,
     report: goal.report,
+    ...(typescript
+      ? {
+          deliverable: goal.deliverable,
+          checks: goal.checks.map((c) => ({ id: c.id, params: c.params, passed: c.latest?.passed ?? null, message: c.latest?.message ?? null })),
+          patch: (goal.transitions.filter((t) => t.from === "execute").at(-1)?.detail.workspace as { patch?: string } | undefined)?.patch ?? null,
+        }
+      : {}),
     cost: goal.cost,
     timings_ms: {
       demo_total: Math.round(performance.now() - started),
@@ -61,8 +80,9 @@ try {
   };
   console.log(JSON.stringify(result, null, 2));
   ok = goal.state === "verified";
-  if (args.provider === "scripted" && goal.tape !== EXPECTED_TAPE) {
-    console.error(`unexpected tape; expected:\n  ${EXPECTED_TAPE}`);
+  const expected = typescript ? TS_EXPECTED_TAPE : EXPECTED_TAPE;
+  if (args.provider === "scripted" && goal.tape !== expected) {
+    console.error(`unexpected tape; expected:\n  ${expected}`);
     ok = false;
   }
 } catch (e) {

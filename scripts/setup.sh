@@ -143,4 +143,13 @@ else
   say "sandbox image: $SANDBOX_IMAGE (from SANDBOX_IMAGE)"
 fi
 
+# ---------------------------------------------------------------- Node sandbox image (issue 14)
+# JavaScript and TypeScript goals: built from the Python image plus this host's Node and TypeScript from npm.
+if [ -z "${SANDBOX_NODE_IMAGE:-}" ]; then
+  npx tsx packages/sandbox/src/image-cli.ts ensure node
+else
+  docker image inspect "$SANDBOX_NODE_IMAGE" >/dev/null 2>&1 || die "SANDBOX_NODE_IMAGE=$SANDBOX_NODE_IMAGE does not exist in the Docker engine."
+  say "Node sandbox image: $SANDBOX_NODE_IMAGE (from SANDBOX_NODE_IMAGE)"
+fi
+
 say "ready in $(( $(date +%s) - started ))s"

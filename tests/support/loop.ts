@@ -8,7 +8,7 @@ import { z } from "zod";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, nodeSandboxImageTag, routeSandbox, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
@@ -109,13 +109,17 @@ export async function startLoop(
   });
   const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
   // Pooled as a runner's (issue 12): every goal-level test runs its programs on the pooled path.
-  const sandbox = createDockerSandbox({
-    docker: dockerClient(opts.dockerHost),
-    image: opts.sandboxImage ?? sandboxImageTag(),
-    runnerId: prefix,
-    log,
-    pool: sandboxPoolOptions(runnerConfig),
-  });
+  // issue 14: and JavaScript/TypeScript goals in the Node image, cold, as a runner's.
+  const sandbox = routeSandbox(
+    createDockerSandbox({
+      docker: dockerClient(opts.dockerHost),
+      image: opts.sandboxImage ?? sandboxImageTag(),
+      runnerId: prefix,
+      log,
+      pool: sandboxPoolOptions(runnerConfig),
+    }),
+    createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: nodeSandboxImageTag(), runnerId: prefix, log, runtime: "node" }),
+  );
   sandbox.start();
   const runnerMetrics = opts.metricsToken ? createRunnerMetrics(sandbox) : undefined;
   // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
@@ -205,15 +209,18 @@ export type Loop = Awaited<ReturnType<typeof startLoop>>;
  * A goal whose (scripted) program is `source`: one attempt, an inspector that never verifies. For hostile
  * programs: the loop must contain them and write what happened on the tape.
  */
-export function hostileGoal(source: string, opts: { timeoutSeconds?: number } = {}) {
+export function hostileGoal(source: string, opts: { timeoutSeconds?: number; language?: "python" | "javascript" } = {}) {
+  // issue 14: the same hostile programs in JavaScript run in the Node image.
+  const language = opts.language ?? "python";
   const script = {
     plan: { objective: "hostile program", approach: ["misbehave"], output_contract: "anything", checks: [] },
-    generate: { filename: "analysis.py", language: "python", source, notes: "" },
+    generate: { filename: language === "python" ? "analysis.py" : "hostile.js", language, source, notes: "" },
     inspect: [{ verified: false, failing_checks: [], diagnosis: "hostile", fix_hint: "" }],
     refine: [],
   };
   return {
     objective: "Run a hostile program.",
+    language,
     inputs: [{ name: "data.csv", text: "a,b\n1,2\n" }],
     max_attempts: 1,
     execution_timeout_seconds: opts.timeoutSeconds ?? 20,

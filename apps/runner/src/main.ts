@@ -5,7 +5,7 @@ import { createPrisma } from "@loopsmith/db";
 import { startMetricsServer, type MetricsServer } from "@loopsmith/metrics";
 import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, removeLeftovers, sandboxImageTag } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, nodeSandboxImageTag, removeLeftovers, routeSandbox, sandboxImageTag } from "@loopsmith/sandbox";
 import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
@@ -32,7 +32,11 @@ const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
 // Namespaced by the queue prefix: runners of other prefixes sharing this Docker engine leave our containers be.
 // Its pool starts filling after the leftover sweep below (which would take the new containers for ours
 // from a previous life) and is drained on shutdown.
-const sandbox = createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log, pool: sandboxPoolOptions(config) });
+// issue 14: JavaScript and TypeScript goals run in the Node image, cold (the pool holds Python containers only).
+const sandbox = routeSandbox(
+  createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log, pool: sandboxPoolOptions(config) }),
+  createDockerSandbox({ docker, image: config.SANDBOX_NODE_IMAGE ?? nodeSandboxImageTag(), runnerId, namespace: config.QUEUE_PREFIX, log, runtime: "node" }),
+);
 
 const metrics = createRunnerMetrics(sandbox);
 

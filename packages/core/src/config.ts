@@ -12,6 +12,8 @@ export const baseConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9:_-]+$/).default("loopsmith"),
   SANDBOX_IMAGE: z.string().min(1).optional(),
+  /** issue 14: the image of JavaScript and TypeScript goals (default: the checkout's loopsmith/sandbox-node tag). */
+  SANDBOX_NODE_IMAGE: z.string().min(1).optional(),
 });
 
 export class ConfigError extends Error {

@@ -38,6 +38,7 @@ export const ERROR_CATALOG = {
   LS_ERR_KEY_INACTIVE: { status: 409, retryable: false, message: "This API key is revoked or expired; issue a new one instead." },
   LS_ERR_DATABASE: { status: 503, retryable: true, message: "The database could not complete the request." },
   LS_ERR_ARTIFACT_NOT_FOUND: { status: 404, retryable: false, message: "The goal has no such artifact, program or checker file." },
+  LS_ERR_WORKSPACE_ARCHIVE: { status: 400, retryable: false, message: "The workspace archive cannot be unpacked safely." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -43,6 +43,10 @@ export interface NewGoal {
   model: unknown;
   /** The LoopSmith that accepted the goal (see loopsmithVersion in @loopsmith/core). */
   loopsmithVersion?: string | null;
+  /** issue 14: the program's language (default python). */
+  language?: string;
+  /** issue 14: the unpacked workspace, stored as a normalized tar, with its file list and locked paths. */
+  workspace?: { archive: Buffer; files: { path: string; size: number; sha256: string }[]; locked: string[]; sha256: string } | null;
 }
 
 /** Insert a goal in its first state (`plan`, version 0) with tape row 0. */
@@ -70,6 +74,10 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         state: "plan",
         version: 0,
         loopsmithVersion: goal.loopsmithVersion ?? null,
+        ...(goal.language !== undefined ? { language: goal.language } : {}),
+        ...(goal.workspace
+          ? { workspace: { create: { archive: new Uint8Array(goal.workspace.archive), files: asJson(goal.workspace.files), locked: asJson(goal.workspace.locked), sha256: goal.workspace.sha256 } } }
+          : {}),
         inputFiles: {
           create: goal.inputs.map((f) => ({
             name: f.name,

@@ -26,6 +26,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       plan: true,
       transitions: { orderBy: { seq: "asc" } },
       executions: { orderBy: { attempt: "asc" } },
+      workspace: { select: { files: true, locked: true, sha256: true } },
     },
   });
   if (!goal) return null;
@@ -78,6 +79,15 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     id: goal.id,
     objective: goal.objective,
     success: goal.success,
+    language: goal.language as GoalView["language"],
+    workspace: goal.workspace
+      ? {
+          files: (goal.workspace.files as unknown[]).length,
+          size: (goal.workspace.files as { size: number }[]).reduce((n, f) => n + f.size, 0),
+          sha256: goal.workspace.sha256,
+          locked: goal.workspace.locked as string[],
+        }
+      : null,
     // Written only by the machine's moves, so always one of its states and reasons.
     state: goal.state as State,
     verified: goal.verified,

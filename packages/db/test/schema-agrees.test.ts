@@ -54,6 +54,7 @@ describe("prisma/schema.prisma and prisma/migrations agree", () => {
       "executions",
       "goal_checker_files",
       "goal_inputs",
+      "goal_workspaces",
       "goals",
       "model_calls",
       "plans",

@@ -45,6 +45,8 @@ export interface GoalRecord {
   maxAttempts: number;
   budgets: unknown;
   model: unknown;
+  /** issue 14: the program's language (rows from before it: python). */
+  language?: string;
   state: string;
   verified: boolean;
   failureReason: string | null;
@@ -67,6 +69,7 @@ const placeholderCode = (why: string): GeneratedCode => ({
   language: "python",
   source: `raise SystemExit(${JSON.stringify(why)})\n`,
   notes: why,
+  files: [],
 });
 
 /**
@@ -140,6 +143,8 @@ export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
     inputs: goal.inputs.map(fileForBody),
     checker_files: goal.checkerFiles.map(fileForBody),
     deliverable: goal.deliverable,
+    // issue 14: the language carries over; a workspace does not (yet): the export holds no workspace.
+    language: goal.language === "javascript" || goal.language === "typescript" ? goal.language : "python",
     ...(goal.selfTest !== null && goal.selfTest !== undefined ? { self_test: goal.selfTest as CreateGoalBody["self_test"] } : {}),
     feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
     max_attempts: goal.maxAttempts,

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { exportGoal, fileForBody, scriptFromCalls, type RecordedCall } from "../src";
 
 const PLAN = { objective: "o", approach: ["a"], output_contract: "c", checks: [] };
-const code = (source: string) => ({ filename: "analysis.py", language: "python", source, notes: "" });
+// Parsed answers carry files (issue 14: default [], a workspace attempt's further files).
+const code = (source: string) => ({ filename: "analysis.py", language: "python", source, notes: "", files: [] });
 const verdict = (verified: boolean) => ({ verified, failing_checks: [], diagnosis: String(verified), fix_hint: "" });
 let t = 0;
 const call = (state: string, attempt: number, response: unknown, error: string | null = null): RecordedCall => ({

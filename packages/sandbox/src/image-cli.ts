@@ -2,8 +2,9 @@
 //   tsx packages/sandbox/src/image-cli.ts ensure   build the sandbox image unless it exists
 //                                                  (LOOPSMITH_SANDBOX_BUILD=auto|offline|dockerfile)
 //   tsx packages/sandbox/src/image-cli.ts tag      print the image tag for this checkout
+//   add "node" (ensure node, tag node) for the Node image of JavaScript and TypeScript goals
 import Docker from "dockerode";
-import { ensureSandboxImage, sandboxImageTag, type BuildMode } from "./image";
+import { ensureSandboxImage, nodeSandboxImageTag, sandboxImageTag, type BuildMode } from "./image";
 import { pingDocker, type SandboxLog } from "./sandbox";
 
 // Progress goes to stderr so that stdout carries only the answer.
@@ -14,9 +15,10 @@ const log: SandboxLog = {
 
 const MODES: BuildMode[] = ["auto", "offline", "dockerfile"];
 
-async function main(cmd: string | undefined): Promise<number> {
+async function main(cmd: string | undefined, which: string | undefined): Promise<number> {
+  const runtime = which === "node" ? "node" : "python";
   if (cmd === "tag") {
-    console.log(sandboxImageTag());
+    console.log(runtime === "node" ? nodeSandboxImageTag() : sandboxImageTag());
     return 0;
   }
   if (cmd === "ensure") {
@@ -27,7 +29,7 @@ async function main(cmd: string | undefined): Promise<number> {
     }
     const docker = new Docker();
     await pingDocker(docker);
-    const res = await ensureSandboxImage({ docker, mode, log });
+    const res = await ensureSandboxImage({ docker, mode, log, runtime });
     console.log(
       res.built
         ? `${res.tag} built (${res.mode}) in ${res.seconds}s, image ${res.imageId}`
@@ -35,11 +37,11 @@ async function main(cmd: string | undefined): Promise<number> {
     );
     return 0;
   }
-  console.error("usage: image-cli.ts ensure|tag");
+  console.error("usage: image-cli.ts ensure|tag [python|node]");
   return 2;
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], process.argv[3]).then(
   (code) => process.exit(code),
   (e: unknown) => {
     console.error(`sandbox image: ${(e as Error).message}`);

@@ -10,6 +10,11 @@ import { createDockerSandbox, type SandboxLog } from "./sandbox";
 
 export const SANDBOX_IMAGE_REPO = "loopsmith/sandbox-python";
 export const DEFAULT_IMAGE_DIR = fileURLToPath(new URL("../../../sandbox-images/python", import.meta.url));
+/** issue 14: the image JavaScript and TypeScript goals run in (Node 20, npm, tsc, the TypeScript loader). */
+export const NODE_IMAGE_REPO = "loopsmith/sandbox-node";
+export const NODE_IMAGE_DIR = fileURLToPath(new URL("../../../sandbox-images/node", import.meta.url));
+/** Where the Node image keeps the TypeScript loader: `node --import TS_REGISTER file.ts` runs TypeScript. */
+export const TS_REGISTER = "/opt/loopsmith/ts-register.mjs";
 
 export type BuildMode = "auto" | "offline" | "dockerfile";
 
@@ -33,12 +38,25 @@ function listFiles(dir: string): string[] {
  * yields a new tag, and a runner never runs an image built from other sources than its checkout.
  */
 export function sandboxImageTag(dir: string = DEFAULT_IMAGE_DIR): string {
+  return `${SANDBOX_IMAGE_REPO}:${hashDir(dir).digest("hex").slice(0, 12)}`;
+}
+
+function hashDir(dir: string, extra: string[] = []) {
   const hash = createHash("sha256");
   for (const name of listFiles(dir).sort()) {
     const content = readFileSync(join(dir, name));
     hash.update(`${name}\0${content.length}\0`).update(content);
   }
-  return `${SANDBOX_IMAGE_REPO}:${hash.digest("hex").slice(0, 12)}`;
+  for (const e of extra) hash.update(`\0${e}`);
+  return hash;
+}
+
+/**
+ * The Node image's tag: its directory, the Python image it is built from (the bootstrap's interpreter)
+ * and the Node version that goes into it (the host's, which runs this code), so a new Node is a new tag.
+ */
+export function nodeSandboxImageTag(dir: string = NODE_IMAGE_DIR, base: string = sandboxImageTag()): string {
+  return `${NODE_IMAGE_REPO}:${hashDir(dir, [base, process.version]).digest("hex").slice(0, 12)}`;
 }
 
 export async function imageExists(docker: Docker, tag: string): Promise<boolean> {
@@ -68,10 +86,13 @@ export async function ensureSandboxImage(opts: {
   dir?: string;
   mode?: BuildMode;
   log: SandboxLog;
+  /** Which image (default python). The Node image is built from the Python one, ensured first. */
+  runtime?: "python" | "node";
 }): Promise<EnsureImageResult> {
   const { docker, log } = opts;
-  const dir = opts.dir ?? DEFAULT_IMAGE_DIR;
-  const tag = opts.tag ?? sandboxImageTag(dir);
+  const node = opts.runtime === "node";
+  const dir = opts.dir ?? (node ? NODE_IMAGE_DIR : DEFAULT_IMAGE_DIR);
+  const tag = opts.tag ?? (node ? nodeSandboxImageTag(dir) : sandboxImageTag(dir));
   const t0 = performance.now();
   const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
 
@@ -79,13 +100,17 @@ export async function ensureSandboxImage(opts: {
     return { tag, built: false, seconds: seconds(), imageId: (await docker.getImage(tag).inspect()).Id };
   }
   const requested = opts.mode ?? "auto";
-  const mode = requested === "auto" ? (onPath("debootstrap") ? "offline" : "dockerfile") : requested;
+  const offlineTool = node ? onPath("npm") : onPath("debootstrap");
+  const mode = requested === "auto" ? (offlineTool ? "offline" : "dockerfile") : requested;
   log.info({ tag, mode }, "building sandbox image");
-  if (mode === "offline") await buildOffline(dir, tag, log);
-  else await buildFromDockerfile(docker, dir, tag, log);
+  if (mode === "offline") {
+    // The offline Node image starts from the Python image's file system (its python3 runs the bootstrap).
+    const extra = node ? [(await ensureSandboxImage({ docker, mode: opts.mode, log })).tag] : [];
+    await buildOffline(dir, tag, log, extra);
+  } else await buildFromDockerfile(docker, dir, tag, log);
 
   try {
-    await verifyImage(docker, tag);
+    await verifyImage(docker, tag, node ? NODE_VERIFY : PYTHON_VERIFY);
   } catch (e) {
     // A broken image under a content-addressed tag would otherwise be "skipped" by every later ensure.
     await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
@@ -95,10 +120,10 @@ export async function ensureSandboxImage(opts: {
   return { tag, built: true, mode, seconds: seconds(), imageId };
 }
 
-async function buildOffline(dir: string, tag: string, log: SandboxLog): Promise<void> {
+async function buildOffline(dir: string, tag: string, log: SandboxLog, extra: string[] = []): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), "loopsmith-rootfs-"));
   try {
-    const child = spawn("bash", [join(dir, "build-offline.sh"), join(scratch, "rootfs"), tag], {
+    const child = spawn("bash", [join(dir, "build-offline.sh"), join(scratch, "rootfs"), tag, ...extra], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const tail: string[] = [];
@@ -138,14 +163,14 @@ async function buildFromDockerfile(docker: Docker, dir: string, tag: string, log
   });
 }
 
+const PYTHON_VERIFY = ["python3", "-c", "import os, pandas, numpy; print(os.getuid(), pandas.__version__, numpy.__version__)"];
+// tsc through the loader's own TypeScript: the compiler loads, and the loader finds it.
+const NODE_VERIFY = ["node", "--import", TS_REGISTER, "-e", "const ts = require('/usr/local/lib/node_modules/typescript'); console.log(process.getuid(), process.version, ts.version)"];
+
 /** The image must work under the real sandbox restrictions, not just exist. */
-async function verifyImage(docker: Docker, tag: string): Promise<void> {
+async function verifyImage(docker: Docker, tag: string, command: string[]): Promise<void> {
   const sandbox = createDockerSandbox({ docker, image: tag, runnerId: "image-verify" });
-  const res = await sandbox.run({
-    files: [],
-    command: ["python3", "-c", "import os, pandas, numpy; print(os.getuid(), pandas.__version__, numpy.__version__)"],
-    timeoutMs: 120_000,
-  });
+  const res = await sandbox.run({ files: [], command, timeoutMs: 120_000 });
   if (res.exitCode !== 0 || !res.stdout.startsWith("10001 ")) {
     throw new Error(`sandbox image ${tag} failed verification: exit ${res.exitCode}\n${res.stdout}\n${res.stderr}`);
   }

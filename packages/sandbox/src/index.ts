@@ -4,3 +4,4 @@ export * from "./output";
 export { BOOTSTRAP_PY } from "./bootstrap";
 export * from "./connect";
 export * from "./storable";
+export * from "./route";

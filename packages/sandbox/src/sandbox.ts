@@ -47,6 +47,11 @@ export interface RunRequest {
    * The run still uses a pool container when one is ready, exec'ing a fresh process in it.
    */
   preimport?: boolean;
+  /**
+   * issue 14: the image the run needs (default python). A sandbox serves one runtime and refuses the
+   * others; routeSandbox puts one per runtime behind one interface.
+   */
+  runtime?: "python" | "node";
 }
 
 export interface Artifact {
@@ -168,8 +173,9 @@ export const NAMESPACE_LABEL = "loopsmith.namespace";
 const DEADLINE_SLACK_MS = 60_000;
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-// A work file's path segments may also be hidden (".loopsmith"); "." and ".." never match.
-const WORK_SEGMENT = /^\.?[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+// A work file's path segments may also be hidden (".loopsmith") or hold @ + ~ (a workspace's
+// node_modules/@types, issue 14); "." and ".." never match.
+const WORK_SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._@+~-]{1,128}$/;
 const WORK_PATH_MAX = 255;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // After the container stops, Docker still has to flush the last frames of the attach stream.
@@ -404,8 +410,11 @@ export function createDockerSandbox(opts: {
   /** Pre-started, single-use containers; without it (or with size 0) every run starts its own. */
   pool?: Partial<PoolOptions>;
   log?: SandboxLog;
+  /** The runtime the image has (default python): requests for another runtime are refused. */
+  runtime?: "python" | "node";
 }): PooledSandbox {
   const { docker, image, runnerId, log } = opts;
+  const runtime = opts.runtime ?? "python";
   const limits: Readonly<SandboxLimits> = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
   const poolOpts: PoolOptions = {
     size: 0,
@@ -727,6 +736,7 @@ export function createDockerSandbox(opts: {
 
   async function run(req: RunRequest): Promise<RunResult> {
     validate(req, limits);
+    if ((req.runtime ?? "python") !== runtime) throw new Error(`sandbox: this sandbox runs ${runtime} (image ${image}), not ${req.runtime ?? "python"}`);
     const [img, input] = await Promise.all([getImageId(), packInputs(req)]);
     for (let w = take(req.timeoutMs); w; w = take(req.timeoutMs)) {
       // Handed out: renamed for its purpose (its labels were fixed before anyone knew it), never pooled again.

@@ -2,7 +2,7 @@ import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { FAILURE_REASONS, STATES } from "@loopsmith/machine";
 import { receiptKeySet, receiptSchema } from "@loopsmith/receipts";
 import { z } from "zod";
-import { checkFinding, checkSpec, inspection, modelProviders, modelSpec, RESULT_FILE } from "./loop";
+import { checkFinding, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePathProblem } from "./loop";
 
 // The public goal API: what POST /goals accepts and what GET /goals/:id returns.
 
@@ -17,6 +17,36 @@ export function isArtifactPath(path: string): boolean {
   const segments = path.split("/");
   return path.length <= 512 && segments.length <= 8 && segments.every((s) => /^[A-Za-z0-9._-]{1,128}$/.test(s) && s !== "." && s !== "..");
 }
+/** issue 14: a workspace archive's limits (the archive as sent; its files unpacked; its entries). */
+export const MAX_WORKSPACE_ARCHIVE_BYTES = 8 * 1024 * 1024;
+// With the inputs (10 MiB) it stays under half the sandbox's 64 MiB work area, which the sandbox requires.
+export const MAX_WORKSPACE_BYTES = 16 * 1024 * 1024;
+export const MAX_WORKSPACE_ENTRIES = 5000;
+/** The deliverable of a workspace goal: the patch (the changed files are artifacts under workspace/). */
+export const WORKSPACE_PATCH = "workspace.patch";
+
+/** A locked path: a workspace path, or a directory written with its trailing "/". */
+const lockedPath = z
+  .string()
+  .superRefine((p, ctx) => {
+    const problem = workspacePathProblem(p.endsWith("/") ? p.slice(0, -1) : p);
+    if (problem) ctx.addIssue({ code: "custom", message: `a path inside the workspace (a directory may end in "/"): this one ${problem}` });
+  });
+
+export const workspaceSpec = z
+  .strictObject({
+    archive_base64: z
+      .base64()
+      .max(Math.ceil(MAX_WORKSPACE_ARCHIVE_BYTES / 3) * 4, `at most ${MAX_WORKSPACE_ARCHIVE_BYTES} bytes before base64`)
+      .describe("A tar, tar.gz or zip archive of the workspace, base64-encoded, unpacked into the program's working directory. Regular files and directories; links only to files inside it (they become copies); no absolute paths, no .., no devices, nothing under inputs/ or out/."),
+    locked: z
+      .array(lockedPath)
+      .max(200)
+      .default([])
+      .describe('Paths the model may not change (tests, tsconfig.json, package.json, lockfiles); a directory ("test/") locks everything under it. Command checks restore them from the original and fail an attempt that changed one.'),
+  })
+  .meta({ id: "Workspace" });
+
 export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_EXECUTION_TIMEOUT_SECONDS = 60;
 
@@ -101,6 +131,13 @@ export const createGoalBody = z
       .max(MAX_CHECKER_FILES)
       .default([])
       .describe("Hidden material that checks read (an expected CSV, test cases, pytest files): never in a model prompt, never in the program's container."),
+    language: z
+      .enum(LANGUAGES)
+      .default("python")
+      .describe("The program's language: python (Python 3.11, pandas, numpy, pytest), javascript or typescript (Node 20, npm, tsc 5.9); each runs in its own sandbox image."),
+    workspace: workspaceSpec
+      .optional()
+      .describe('A directory tree the program works in (issue 14). The model changes files in it; the deliverable becomes the patch ("workspace.patch") and the changed files (artifacts under "workspace/").'),
     deliverable: z
       .string()
       .refine(isArtifactPath, 'a relative path under the output directory, e.g. "clean.csv"')
@@ -273,6 +310,11 @@ export const goalView = z
     id: z.uuid(),
     objective: z.string(),
     success: z.string().nullable(),
+    language: z.enum(LANGUAGES),
+    workspace: z
+      .object({ files: z.int(), size: z.int(), sha256: z.string().describe("sha256 of the stored (normalized) workspace."), locked: z.array(z.string()) })
+      .nullable()
+      .describe("The goal's workspace: how many files, their bytes, and the locked paths."),
     state,
     verified: z.boolean(),
     failure_reason: failureReason.nullable().describe("Set when the goal ended failed."),

@@ -63,16 +63,57 @@ export const planOutput = z
   .meta({ id: "Plan" });
 export type PlanOutput = z.infer<typeof planOutput>;
 
-/** GENERATE and REFINE turn output: one complete program. */
+/** The languages a goal's program can be written in (issue 14); each runs in its sandbox image. */
+export const LANGUAGES = ["python", "javascript", "typescript"] as const;
+export type Language = (typeof LANGUAGES)[number];
+/** The file name endings of each language's programs. */
+export const LANGUAGE_EXTENSIONS: Record<Language, readonly string[]> = { python: [".py"], javascript: [".js", ".mjs", ".cjs"], typescript: [".ts", ".mts", ".cts"] };
+
+// Segments as the sandbox places them under /work: no "." or "..", no separators, nothing exotic.
+const WORKSPACE_SEGMENT = /^[A-Za-z0-9._@+~-]{1,128}$/;
+const WORKSPACE_PATH_MAX = 255;
+
+/** Why a path cannot be a workspace file (under the program's working directory), or null when it can. */
+export function workspacePathProblem(path: string): string | null {
+  if (path.length === 0 || path.length > WORKSPACE_PATH_MAX) return `must be 1-${WORKSPACE_PATH_MAX} characters`;
+  if (path.startsWith("/")) return "is absolute";
+  const segments = path.split("/");
+  if (segments.includes("..")) return "leaves the workspace (..)";
+  if (!segments.every((s) => WORKSPACE_SEGMENT.test(s) && s !== ".")) return "must be '/'-separated plain names (letters, digits, . _ - @ + ~), no empty or . segments";
+  if (segments[0] === "inputs" || segments[0] === "out") return `is under ${segments[0]}/, which the sandbox keeps for itself`;
+  return null;
+}
+
+export const workspacePath = z
+  .string()
+  .superRefine((p, ctx) => {
+    const problem = workspacePathProblem(p);
+    if (problem) ctx.addIssue({ code: "custom", message: `a path inside the workspace: this one ${problem}` });
+  })
+  .describe('A path relative to the workspace root (the program\'s working directory), e.g. "src/sum.ts".');
+
+/**
+ * GENERATE and REFINE turn output: one complete program, and (workspace goals) the other files it changes.
+ * A plain object (no refinements), so that callers can extend it; the runner runs the program with the
+ * goal's language, and the program's own file wins over an entry of `files` with the same path.
+ */
 export const generatedCode = z
   .object({
     filename: z
       .string()
-      .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.py$/, "a plain file name ending in .py")
-      .describe("File name of the script, e.g. analysis.py."),
-    language: z.literal("python"),
+      .regex(
+        /^(?!(?:inputs|out)\/)(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\/){0,7}[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.(?:py|js|mjs|cjs|ts|mts|cts)$/,
+        "a file name (a relative path in a workspace, not under inputs/ or out/) ending in .py, .js, .mjs, .cjs, .ts, .mts or .cts",
+      )
+      .describe("File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts)."),
+    language: z.enum(LANGUAGES),
     source: z.string().min(1).max(200_000),
     notes: z.string(),
+    files: z
+      .array(z.object({ path: workspacePath, content: z.string().max(1_000_000) }))
+      .max(100)
+      .default([])
+      .describe("Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace."),
   })
   .meta({ id: "GeneratedCode" });
 export type GeneratedCode = z.infer<typeof generatedCode>;

@@ -1,4 +1,5 @@
-export type { CheckDef, CheckResult, CheckRunRequest, Finding, NamedFile, ParamsSchema, RunEvidence, SandboxPlanContext, VerifyContext } from "./types";
+export type { CheckDef, CheckResult, CheckRunRequest, Finding, Language, NamedFile, ParamsSchema, RunEvidence, SandboxPlanContext, VerifyContext, WorkspaceEvidence } from "./types";
+export { COMMAND_PRESETS, TS_REGISTER } from "./checks/command";
 export { defineAlias, defineCheck } from "./define";
 export { checkRegistry, knownCheckIds, listChecks, type CatalogueEntry } from "./registry";
 export { checkerFilesOf, planCheckRuns, publicCheck, runCheck, runChecks, validateCheckSpec, visibilityOf, type CheckOutcome, type CheckSpecValidation } from "./run";
@@ -9,3 +10,4 @@ export { parseJsonExact, stringifyJson, jsonDepth, MAX_JSON_DEPTH, type Json } f
 export { DEMO_RESULT_SCHEMA } from "./checks/aliases";
 export { isBlankKey } from "./checks/no-blank-keys";
 export { createCheckPool, type CheckPool } from "./pool";
+export * from "./workspace";

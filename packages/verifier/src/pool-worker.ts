@@ -18,7 +18,7 @@ let ctx: VerifyContext | undefined;
 parentPort!.postMessage({ ready: true });
 parentPort!.on("message", (m: ToWorker) => {
   if (m.type === "ctx") {
-    ctx = { ...evidence(m.ctx), inputs: files(m.ctx.inputs), checkerFiles: files(m.ctx.checkerFiles), program: m.ctx.program, runs: [] };
+    ctx = { ...evidence(m.ctx), inputs: files(m.ctx.inputs), checkerFiles: files(m.ctx.checkerFiles), program: m.ctx.program, runs: [], ...(m.ctx.workspace ? { workspace: m.ctx.workspace } : {}) };
     return;
   }
   if (!ctx) throw new Error("check thread: a check arrived before its evidence");

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { noNullRegion, schemaOk } from "./checks/aliases";
 import { artifactExists } from "./checks/artifact-exists";
 import { cases } from "./checks/cases";
+import { command } from "./checks/command";
 import { csvMatches } from "./checks/csv-matches";
 import { csvSchema } from "./checks/csv-schema";
 import { exitsClean } from "./checks/exits-clean";
@@ -39,6 +40,8 @@ export const checkRegistry: ReadonlyMap<string, CheckDef> = new Map<string, Chec
   // The program's code
   ["cases", cases],
   ["test_suite", testSuite],
+  // A workspace's own commands (issue 14)
+  ["command", command],
   // The demo's report
   ["no_blank_keys", noBlankKeys],
   ["reconciles_total", reconcilesTotal],

@@ -32,7 +32,19 @@ export interface VerifyContext extends RunEvidence {
   program: { filename: string; source: string } | null;
   /** What this check's own sandbox runs produced (checks with `sandbox`), in request order. */
   runs: RunEvidence[];
+  /** issue 14: for workspace goals, which paths the attempt changed and which the client locked. */
+  workspace?: WorkspaceEvidence;
 }
+
+export interface WorkspaceEvidence {
+  /** Paths whose content the attempt changed or added, against the original workspace. */
+  changed: string[];
+  /** The goal's locked paths (a directory with or without a trailing "/" locks everything under it). */
+  locked: string[];
+}
+
+/** The languages a goal's program can be written in (issue 14). */
+export type Language = "python" | "javascript" | "typescript";
 
 /**
  * One difference between what was expected and what came out. What may reach a model depends on the
@@ -74,6 +86,8 @@ export interface CheckRunRequest {
   /** Variables beyond the sandbox's basics. */
   env?: Record<string, string>;
   timeoutMs: number;
+  /** The image the run needs: python (default) or node (JavaScript and TypeScript tooling). */
+  runtime?: "python" | "node";
 }
 
 /** Params are always an object; the schema supplies defaults and rejects unknown keys. */
@@ -107,4 +121,8 @@ export interface SandboxPlanContext {
   program: { filename: string; source: string };
   checkerFiles: NamedFile[];
   inputs: NamedFile[];
+  /** The goal's language (default python). */
+  language?: Language;
+  /** issue 14: the goal's original workspace, the attempt's files (the program included) and the locked paths. */
+  workspace?: { original: { path: string; content: Buffer }[]; attempt: { path: string; content: Buffer }[]; locked: string[] };
 }

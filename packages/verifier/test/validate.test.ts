@@ -72,6 +72,7 @@ describe("listChecks", () => {
       "text_matches",
       "cases",
       "test_suite",
+      "command",
       "no_blank_keys",
       "reconciles_total",
       "top_is_argmax",

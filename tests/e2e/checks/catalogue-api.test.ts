@@ -21,7 +21,7 @@ describe("GET /checks", () => {
     const { checks } = res.body as unknown as Catalogue;
     const ids = checks.map((c) => c.id);
     for (const id of ["csv_matches", "csv_schema", "row_count", "json_matches", "json_assert", "text_matches", "cases", "test_suite", "json_schema", "exits_clean"]) expect(ids).toContain(id);
-    expect(checks.filter((c) => c.runsCode).map((c) => c.id).sort()).toEqual(["cases", "test_suite"]);
+    expect(checks.filter((c) => c.runsCode).map((c) => c.id).sort()).toEqual(["cases", "command", "test_suite"]);
     for (const c of checks) {
       expect(c.description.length, c.id).toBeGreaterThan(20);
       expect(c.params, c.id).toMatchObject({ type: "object" });

@@ -15,11 +15,15 @@ import {
   listGoalsQuery,
   MAX_CHECKER_FILES_TOTAL_BYTES,
   MAX_INPUTS_TOTAL_BYTES,
+  MAX_WORKSPACE_BYTES,
+  MAX_WORKSPACE_ENTRIES,
+  RESULT_FILE,
   resolveBudgets,
+  WORKSPACE_PATCH,
   type CreateGoalBody,
   type ModelSpec,
 } from "@loopsmith/schemas";
-import { knownCheckIds, listChecks, validateCheckSpec, visibilityOf } from "@loopsmith/verifier";
+import { knownCheckIds, listChecks, packWorkspace, unpackWorkspace, validateCheckSpec, visibilityOf } from "@loopsmith/verifier";
 import { checkWebhookUrl } from "@loopsmith/webhooks";
 import { tenantOf } from "../auth";
 import { DEFAULT_LIMITS } from "../config";
@@ -87,6 +91,26 @@ function prepare(body: CreateGoalBody, models: ModelConfig) {
   return { inputs, checkerFiles, checks, model };
 }
 
+/**
+ * issue 14: the workspace archive, unpacked once here. A refusal names the entry (as the archive spells
+ * it) with a stable code and the field path; nothing of a refused archive is stored.
+ */
+async function prepareWorkspace(spec: CreateGoalBody["workspace"]) {
+  if (spec === undefined) return null;
+  const res = await unpackWorkspace(Buffer.from(spec.archive_base64, "base64"), { maxBytes: MAX_WORKSPACE_BYTES, maxEntries: MAX_WORKSPACE_ENTRIES });
+  if (!res.ok) {
+    const message = `workspace entry ${JSON.stringify(res.entry)}: ${res.message}`;
+    throw new LoopSmithError("LS_ERR_WORKSPACE_ARCHIVE", `The workspace archive was refused: ${message}.`, [{ path: "body.workspace.archive_base64", entry: res.entry, message }]);
+  }
+  const archive = await packWorkspace(res.files);
+  return {
+    archive,
+    files: res.files.map((f) => ({ path: f.path, size: f.content.length, sha256: createHash("sha256").update(f.content).digest("hex") })),
+    locked: spec.locked,
+    sha256: createHash("sha256").update(archive).digest("hex"),
+  };
+}
+
 function runsCode(id: string): boolean {
   return listChecks().some((c) => c.id === id && c.runsCode);
 }
@@ -138,6 +162,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       if (replayed) return accepted(replayed, true);
 
       const { inputs, checkerFiles, checks, model } = prepare(body, deps.models);
+      const workspace = await prepareWorkspace(body.workspace);
       const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
       if (problems.length) throw invalid(problems);
       if (body.webhook) {
@@ -162,7 +187,10 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           checks,
           inputs,
           checkerFiles,
-          deliverable: body.deliverable,
+          // A workspace goal delivers its patch unless the client named another deliverable.
+          deliverable: workspace && body.deliverable === RESULT_FILE ? WORKSPACE_PATCH : body.deliverable,
+          language: body.language,
+          workspace,
           feedback: body.feedback,
           selfTest: body.self_test ?? null,
           maxAttempts: body.max_attempts,

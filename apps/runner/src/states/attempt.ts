@@ -3,9 +3,9 @@
 // asks for (cases, test suites). EXECUTE runs the model's programs this way, and the evaluator's
 // self-test runs its probes and the client's fixtures the same way, so both are judged on equal terms.
 import { LoopSmithError } from "@loopsmith/core";
-import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, type RunRequest, type RunResult, type SandboxFile } from "@loopsmith/sandbox";
-import type { FrozenCheck } from "@loopsmith/schemas";
-import type { RunEvidence, VerifyContext } from "@loopsmith/verifier";
+import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, TS_REGISTER, type RunRequest, type RunResult, type SandboxFile } from "@loopsmith/sandbox";
+import type { FrozenCheck, GeneratedCode, Language } from "@loopsmith/schemas";
+import { applyAttempt, type RunEvidence, type VerifyContext, type WorkspaceFile } from "@loopsmith/verifier";
 import { runCheckRuns, type CheckRunsOfCheck } from "./check-runs";
 import type { StepDeps } from "./context";
 
@@ -20,11 +20,43 @@ export function programEnv(inputs: SandboxFile[]): Record<string, string> {
   return { INPUT_PATH: paths[0] ?? "", INPUT_PATHS: JSON.stringify(paths), INPUT_DIR: SANDBOX_INPUT_DIR, OUTPUT_DIR: SANDBOX_OUTPUT_DIR };
 }
 
+/** issue 14: the same contract in every language; only the interpreter (and its image) differs. */
+export function programCommand(language: Language, filename: string): { command: string[]; runtime: "python" | "node" } {
+  if (language === "javascript") return { command: ["node", filename], runtime: "node" };
+  // Types are stripped by the image's loader (TypeScript's own transpiler); type checking is tsc's job.
+  if (language === "typescript") return { command: ["node", "--import", TS_REGISTER, filename], runtime: "node" };
+  return { command: ["python3", filename], runtime: "python" };
+}
+
+/** A goal's workspace as the runner holds it: the original files and the paths the model may not change. */
+export interface GoalWorkspace {
+  files: WorkspaceFile[];
+  locked: string[];
+}
+
+/** The files an attempt writes: its program (at its filename) and the further files it gives. */
+export function attemptFiles(code: Pick<GeneratedCode, "filename" | "source"> & { files?: GeneratedCode["files"] }): WorkspaceFile[] {
+  const others = (code.files ?? []).filter((f) => f.path !== code.filename);
+  return [{ path: code.filename, content: Buffer.from(code.source, "utf8") }, ...others.map((f) => ({ path: f.path, content: Buffer.from(f.content, "utf8") }))];
+}
+
+/**
+ * Where the program's files go: a plain program is the sandbox's script, as it always was; a program
+ * with a workspace, further files or a path of its own goes in as work files over the original workspace.
+ */
+function placement(code: { filename: string; source: string; files?: GeneratedCode["files"] }, workspace: GoalWorkspace | null): Pick<RunRequest, "script" | "workFiles"> {
+  if (workspace === null && (code.files ?? []).length === 0 && !code.filename.includes("/")) return { script: { filename: code.filename, source: code.source } };
+  return { workFiles: applyAttempt(workspace?.files ?? [], attemptFiles(code), [], false).files };
+}
+
 export async function runProgram(
   deps: Pick<StepDeps, "sandbox">,
   opts: {
-    code: { filename: string; source: string };
+    code: { filename: string; source: string; files?: GeneratedCode["files"] };
     inputs: SandboxFile[];
+    /** issue 14 (default python, no workspace). */
+    language?: Language;
+    workspace?: GoalWorkspace | null;
     checkerFiles: SandboxFile[];
     checks: FrozenCheck[];
     timeoutMs: number;
@@ -36,10 +68,14 @@ export async function runProgram(
   },
 ): Promise<ProgramRun> {
   const env = programEnv(opts.inputs);
+  const language = opts.language ?? "python";
+  const workspace = opts.workspace ?? null;
+  const { command, runtime } = programCommand(language, opts.code.filename);
   const run = await runSandbox(deps, {
     files: opts.inputs,
-    script: { filename: opts.code.filename, source: opts.code.source },
-    command: ["python3", opts.code.filename],
+    ...placement(opts.code, workspace),
+    command,
+    runtime,
     env,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
@@ -53,6 +89,8 @@ export async function runProgram(
           sandbox: deps.sandbox,
           checks: opts.checks,
           code: opts.code,
+          language,
+          workspace: { original: workspace?.files ?? [], attempt: attemptFiles(opts.code), locked: workspace?.locked ?? [] },
           inputs: opts.inputs,
           checkerFiles: opts.checkerFiles,
           env,
@@ -69,6 +107,7 @@ export function verifyContext(
   run: RunEvidence,
   goalFiles: { inputs: SandboxFile[]; checkerFiles: SandboxFile[] },
   program: { filename: string; source: string } | null,
+  workspace?: { changed: string[]; locked: string[] },
 ): VerifyContext {
   return {
     exitCode: run.exitCode,
@@ -83,6 +122,7 @@ export function verifyContext(
     checkerFiles: goalFiles.checkerFiles,
     program,
     runs: [],
+    ...(workspace ? { workspace } : {}),
   };
 }
 

@@ -4,8 +4,8 @@
 // and never runs the program's code again.
 import type { PrismaClient, Tx } from "@loopsmith/db";
 import type { RunPurpose, RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
-import type { FrozenCheck } from "@loopsmith/schemas";
-import { planCheckRuns, type RunEvidence } from "@loopsmith/verifier";
+import type { FrozenCheck, Language } from "@loopsmith/schemas";
+import { planCheckRuns, type RunEvidence, type SandboxPlanContext } from "@loopsmith/verifier";
 
 export interface CheckRunsOfCheck {
   index: number;
@@ -36,6 +36,9 @@ export async function runCheckRuns(opts: {
   sandbox: Sandbox;
   checks: FrozenCheck[];
   code: { filename: string; source: string };
+  /** issue 14: the goal's language and workspace, for checks that run the workspace's own commands. */
+  language?: Language;
+  workspace?: SandboxPlanContext["workspace"];
   inputs: SandboxFile[];
   checkerFiles: SandboxFile[];
   env: Record<string, string>;
@@ -46,7 +49,13 @@ export async function runCheckRuns(opts: {
 }): Promise<CheckRunsOfCheck[]> {
   const out: CheckRunsOfCheck[] = [];
   for (const [index, check] of opts.checks.entries()) {
-    const requests = planCheckRuns(check, { program: { filename: opts.code.filename, source: opts.code.source }, checkerFiles: opts.checkerFiles, inputs: opts.inputs });
+    const requests = planCheckRuns(check, {
+      program: { filename: opts.code.filename, source: opts.code.source },
+      checkerFiles: opts.checkerFiles,
+      inputs: opts.inputs,
+      ...(opts.language ? { language: opts.language } : {}),
+      ...(opts.workspace ? { workspace: opts.workspace } : {}),
+    });
     if (requests.length === 0) continue;
     const runs: RunEvidence[] = [];
     for (const req of requests) {
@@ -58,6 +67,7 @@ export async function runCheckRuns(opts: {
         command: req.command,
         env: { ...opts.env, ...req.env },
         timeoutMs: Math.max(1, Math.min(req.timeoutMs, left)),
+        ...(req.runtime ? { runtime: req.runtime } : {}),
         signal: opts.signal,
         purpose: opts.purpose ?? "check",
       });

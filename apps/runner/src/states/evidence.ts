@@ -5,7 +5,9 @@ import { LoopSmithError, storable } from "@loopsmith/core";
 import type { Execution, PrismaClient } from "@loopsmith/db";
 import { summarizeInput, type InputSummary, type RunSummary } from "@loopsmith/agents";
 import { frozenCheck, generatedCode, inspection, planOutput, type FrozenCheck, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
+import { readStoredWorkspace } from "@loopsmith/verifier";
 import { z } from "zod";
+import type { GoalWorkspace } from "./attempt";
 
 export interface FrozenPlan {
   plan: PlanOutput;
@@ -19,6 +21,13 @@ function missing(what: string, goalId: string): never {
 export async function loadInputs(prisma: PrismaClient, goalId: string): Promise<{ name: string; content: Buffer }[]> {
   const rows = await prisma.goalInput.findMany({ where: { goalId }, orderBy: { name: "asc" } });
   return rows.map((r) => ({ name: r.name, content: Buffer.from(r.content) }));
+}
+
+/** issue 14: the goal's workspace (its original files and locked paths), or null for goals without one. */
+export async function loadWorkspace(prisma: PrismaClient, goalId: string): Promise<GoalWorkspace | null> {
+  const row = await prisma.goalWorkspace.findUnique({ where: { goalId } });
+  if (!row) return null;
+  return { files: await readStoredWorkspace(Buffer.from(row.archive)), locked: z.array(z.string()).parse(row.locked) };
 }
 
 export async function loadInputSummaries(prisma: PrismaClient, goalId: string): Promise<InputSummary[]> {

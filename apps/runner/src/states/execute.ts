@@ -2,21 +2,42 @@
 // happens inside (crash, timeout, OOM, hostile code) is evidence for INSPECT, not an error here; only
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
+import { storable } from "@loopsmith/core";
 import type { Tx } from "@loopsmith/db";
 import { describeLimits, type Artifact } from "@loopsmith/sandbox";
-import { storedBudgets } from "@loopsmith/schemas";
-import { runProgram } from "./attempt";
+import { storedBudgets, type Language } from "@loopsmith/schemas";
+import { applyAttempt, WORKSPACE_FILES_PREFIX, WORKSPACE_PATCH, workspacePatch } from "@loopsmith/verifier";
+import { attemptFiles, runProgram, type GoalWorkspace } from "./attempt";
 import { loadCheckerFiles, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadInputs, loadLatestCode, loadPlan } from "./evidence";
+import { loadInputs, loadLatestCode, loadPlan, loadWorkspace } from "./evidence";
 
 const STDERR_TAIL = 2000;
+/** The tape row keeps this much of an attempt's patch; the whole patch is the workspace.patch artifact. */
+const PATCH_ON_TAPE = 64 * 1024;
+
+/**
+ * issue 14: a workspace attempt's deliverable, stored as artifacts beside the program's own: the patch
+ * against the original workspace and each changed file under workspace/. The program's own artifacts
+ * of those names are dropped (and said so): the deliverable is what LoopSmith computed, not a claim.
+ */
+function workspaceDeliverable(workspace: GoalWorkspace, code: Parameters<typeof attemptFiles>[0]) {
+  const applied = applyAttempt(workspace.files, attemptFiles(code), workspace.locked, false);
+  const patch = workspacePatch(workspace.files, applied);
+  const byPath = new Map(applied.files.map((f) => [f.path, f.content]));
+  const files = [
+    { name: WORKSPACE_PATCH, content: Buffer.from(patch, "utf8") },
+    ...applied.changed.map((p) => ({ name: `${WORKSPACE_FILES_PREFIX}${p}`, content: byPath.get(p)! })),
+  ].map((f) => ({ ...f, size: f.content.length, sha256: createHash("sha256").update(f.content).digest("hex") }));
+  return { applied, patch, files };
+}
 
 export const execute: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
   const attempt = goal.attempts + 1;
   const code = await loadLatestCode(deps.prisma, goal.id);
   const inputs = await loadInputs(deps.prisma, goal.id);
+  const workspace = await loadWorkspace(deps.prisma, goal.id);
   // The execution reserves its timeout against the wall-clock budget: it may use what is left, no more.
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
   const wallLeftMs = budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
@@ -26,6 +47,8 @@ export const execute: StateHandler = async (ctx, deps) => {
   const { run, checkRuns } = await runProgram(deps, {
     code,
     inputs,
+    language: goal.language as Language,
+    workspace,
     checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
     checks,
     timeoutMs,
@@ -37,6 +60,12 @@ export const execute: StateHandler = async (ctx, deps) => {
     "execution finished",
   );
 
+  const deliverable = workspace ? workspaceDeliverable(workspace, code) : null;
+  if (deliverable) {
+    const ours = (n: string) => n === WORKSPACE_PATCH || n.startsWith(WORKSPACE_FILES_PREFIX);
+    for (const a of run.artifacts.filter((x) => ours(x.name))) run.artifactErrors.push(`${a.name}: dropped, the name is the workspace deliverable's (computed by LoopSmith)`);
+    run.artifacts = [...run.artifacts.filter((a) => !ours(a.name)), ...deliverable.files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
   const artifacts = run.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 }));
   const scriptSha256 = createHash("sha256").update(code.source).digest("hex");
   const detail = {
@@ -57,6 +86,16 @@ export const execute: StateHandler = async (ctx, deps) => {
     image_digest: run.imageDigest,
     script_sha256: scriptSha256,
     ...(checkRuns.length > 0 ? { check_runs: summarizeCheckRuns(checkRuns) } : {}),
+    ...(deliverable
+      ? {
+          workspace: {
+            changed: deliverable.applied.changed,
+            locked_changed: deliverable.applied.lockedChanged,
+            ...(deliverable.applied.conflicts.length > 0 ? { not_placed: deliverable.applied.conflicts } : {}),
+            patch: storable(deliverable.patch.length > PATCH_ON_TAPE ? `${deliverable.patch.slice(0, PATCH_ON_TAPE)}\n[... ${deliverable.patch.length - PATCH_ON_TAPE} characters cut: see the ${WORKSPACE_PATCH} artifact ...]\n` : deliverable.patch).text,
+          },
+        }
+      : {}),
   };
   const record = (tx: Tx, evidence: { stdout: string; stderr: string; artifacts: Artifact[] }) =>
     tx.execution.create({

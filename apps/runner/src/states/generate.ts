@@ -1,12 +1,20 @@
 // GENERATE: the generator writes the first complete program. The code rides on the tape row to execute.
 import { generatorRequest } from "@loopsmith/agents";
 import type { StateHandler } from "./context";
-import { loadInputSummaries, loadPlan } from "./evidence";
+import type { Language } from "@loopsmith/schemas";
+import { loadInputSummaries, loadPlan, loadWorkspace } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const generate: StateHandler = async (ctx, deps) => {
   const { plan, checks } = await loadPlan(deps.prisma, ctx.goal.id);
-  const req = generatorRequest({ plan, checks, inputs: await loadInputSummaries(deps.prisma, ctx.goal.id), deliverable: ctx.goal.deliverable });
+  const req = generatorRequest({
+    plan,
+    checks,
+    inputs: await loadInputSummaries(deps.prisma, ctx.goal.id),
+    deliverable: ctx.goal.deliverable,
+    language: ctx.goal.language as Language,
+    workspace: await loadWorkspace(deps.prisma, ctx.goal.id),
+  });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("generate", turn.error);
   return { event: { type: "CODE_READY" }, detail: { code: turn.output } };

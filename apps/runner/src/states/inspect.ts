@@ -2,10 +2,11 @@
 // run knowing their results. The machine, not this handler, turns both into the next state.
 import { applyVeto, errorClass, inspectorRequest, outcomeHash, stuckHashes } from "@loopsmith/agents";
 import { asJson, type Tx } from "@loopsmith/db";
-import { jsonDepth, parseJsonExact } from "@loopsmith/verifier";
+import { applyAttempt, jsonDepth, parseJsonExact } from "@loopsmith/verifier";
+import { attemptFiles } from "./attempt";
 import { loadCheckerFiles, loadCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadExecution, loadInputs, loadLatestCode, loadPlan, runSummary } from "./evidence";
+import { loadExecution, loadInputs, loadLatestCode, loadPlan, loadWorkspace, runSummary } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const inspect: StateHandler = async (ctx, deps) => {
@@ -18,12 +19,15 @@ export const inspect: StateHandler = async (ctx, deps) => {
     orderBy: { seq: "desc" },
   }))?.detail as { artifact_errors?: string[] } | undefined)?.artifact_errors ?? [];
 
-  const [inputs, checkerFiles, runs, code] = await Promise.all([
+  const [inputs, checkerFiles, runs, code, workspace] = await Promise.all([
     loadInputs(deps.prisma, goal.id),
     loadCheckerFiles(deps.prisma, goal.id),
     loadCheckRuns(deps.prisma, goal.id, attempt),
     loadLatestCode(deps.prisma, goal.id),
+    loadWorkspace(deps.prisma, goal.id),
   ]);
+  // issue 14: what the attempt changed in the workspace (command checks fail an edit of a locked file).
+  const changed = workspace ? applyAttempt(workspace.files, attemptFiles(code), workspace.locked, false).changed : null;
   // Off the event loop, each check under its time limit (see the verifier's pool).
   const outcomes = await deps.checks.run(
     checks,
@@ -40,6 +44,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
       checkerFiles,
       program: { filename: code.filename, source: exec.script },
       runs: [],
+      ...(workspace && changed ? { workspace: { changed, locked: workspace.locked } } : {}),
     },
     (i) => runs.get(i) ?? [],
   );

@@ -1,9 +1,9 @@
 // REFINE: the refiner gets the script, the real run, the failed checks and the diagnosis, and writes the
 // next complete program.
 import { refinerRequest } from "@loopsmith/agents";
-import { checkOutcome } from "@loopsmith/schemas";
+import { checkOutcome, type Language } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
-import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, runSummary } from "./evidence";
+import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, loadWorkspace, runSummary } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const refine: StateHandler = async (ctx, deps) => {
@@ -25,6 +25,8 @@ export const refine: StateHandler = async (ctx, deps) => {
     inspection: await loadLatestInspection(deps.prisma, goal.id),
     deliverable: goal.deliverable,
     feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
+    language: goal.language as Language,
+    workspace: await loadWorkspace(deps.prisma, goal.id),
   });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("refine", turn.error);

@@ -717,12 +717,21 @@ export interface components {
             checks: components["schemas"]["PlannedCheckInput"][];
         };
         GeneratedCodeInput: {
-            /** @description File name of the script, e.g. analysis.py. */
+            /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
             filename: string;
-            /** @constant */
-            language: "python";
+            /** @enum {string} */
+            language: "python" | "javascript" | "typescript";
             source: string;
             notes: string;
+            /**
+             * @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace.
+             * @default []
+             */
+            files?: {
+                /** @description A path relative to the workspace root (the program's working directory), e.g. "src/sum.ts". */
+                path: string;
+                content: string;
+            }[];
         };
         InspectionInput: {
             verified: boolean;
@@ -766,6 +775,18 @@ export interface components {
             provider: "openai-compatible" | "anthropic" | "google";
             /** @description Model name; the server's default when omitted. */
             model?: string;
+        };
+        WorkspaceInput: {
+            /**
+             * Format: base64
+             * @description A tar, tar.gz or zip archive of the workspace, base64-encoded, unpacked into the program's working directory. Regular files and directories; links only to files inside it (they become copies); no absolute paths, no .., no devices, nothing under inputs/ or out/.
+             */
+            archive_base64: string;
+            /**
+             * @description Paths the model may not change (tests, tsconfig.json, package.json, lockfiles); a directory ("test/") locks everything under it. Command checks restore them from the original and fail an attempt that changed one.
+             * @default []
+             */
+            locked?: string[];
         };
         GoalInputFileInput: {
             name: string;
@@ -842,6 +863,14 @@ export interface components {
              * @default []
              */
             checker_files?: components["schemas"]["GoalInputFileInput"][];
+            /**
+             * @description The program's language: python (Python 3.11, pandas, numpy, pytest), javascript or typescript (Node 20, npm, tsc 5.9); each runs in its own sandbox image.
+             * @default python
+             * @enum {string}
+             */
+            language?: "python" | "javascript" | "typescript";
+            /** @description A directory tree the program works in (issue 14). The model changes files in it; the deliverable becomes the patch ("workspace.patch") and the changed files (artifacts under "workspace/"). */
+            workspace?: components["schemas"]["WorkspaceInput"];
             /**
              * @description What the goal delivers: the file the program writes under OUTPUT_DIR (default "result.json"), or null when the deliverable is the program itself (goals checked by cases or test_suite).
              * @default result.json
@@ -1025,6 +1054,16 @@ export interface components {
             id: string;
             objective: string;
             success: string | null;
+            /** @enum {string} */
+            language: "python" | "javascript" | "typescript";
+            /** @description The goal's workspace: how many files, their bytes, and the locked paths. */
+            workspace: {
+                files: number;
+                size: number;
+                /** @description sha256 of the stored (normalized) workspace. */
+                sha256: string;
+                locked: string[];
+            } | null;
             /** @enum {string} */
             state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
             verified: boolean;
@@ -1226,7 +1265,7 @@ export interface components {
                  * @description Stable: clients match on it. See the error catalog in the README.
                  * @enum {string}
                  */
-                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND";
+                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND" | "LS_ERR_WORKSPACE_ARCHIVE";
                 message: string;
                 /** @description For validation errors: [{path, message}], path like body.inputs.0.name. */
                 details: unknown;
@@ -1676,12 +1715,21 @@ export interface components {
             checks: components["schemas"]["PlannedCheck"][];
         };
         GeneratedCode: {
-            /** @description File name of the script, e.g. analysis.py. */
+            /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
             filename: string;
-            /** @constant */
-            language: "python";
+            /** @enum {string} */
+            language: "python" | "javascript" | "typescript";
             source: string;
             notes: string;
+            /**
+             * @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace.
+             * @default []
+             */
+            files: {
+                /** @description A path relative to the workspace root (the program's working directory), e.g. "src/sum.ts". */
+                path: string;
+                content: string;
+            }[];
         };
         Inspection: {
             verified: boolean;
@@ -1725,6 +1773,18 @@ export interface components {
             provider: "openai-compatible" | "anthropic" | "google";
             /** @description Model name; the server's default when omitted. */
             model?: string;
+        };
+        Workspace: {
+            /**
+             * Format: base64
+             * @description A tar, tar.gz or zip archive of the workspace, base64-encoded, unpacked into the program's working directory. Regular files and directories; links only to files inside it (they become copies); no absolute paths, no .., no devices, nothing under inputs/ or out/.
+             */
+            archive_base64: string;
+            /**
+             * @description Paths the model may not change (tests, tsconfig.json, package.json, lockfiles); a directory ("test/") locks everything under it. Command checks restore them from the original and fail an attempt that changed one.
+             * @default []
+             */
+            locked: string[];
         };
         GoalInputFile: {
             name: string;
@@ -1801,6 +1861,14 @@ export interface components {
              * @default []
              */
             checker_files: components["schemas"]["GoalInputFile"][];
+            /**
+             * @description The program's language: python (Python 3.11, pandas, numpy, pytest), javascript or typescript (Node 20, npm, tsc 5.9); each runs in its own sandbox image.
+             * @default python
+             * @enum {string}
+             */
+            language: "python" | "javascript" | "typescript";
+            /** @description A directory tree the program works in (issue 14). The model changes files in it; the deliverable becomes the patch ("workspace.patch") and the changed files (artifacts under "workspace/"). */
+            workspace?: components["schemas"]["Workspace"];
             /**
              * @description What the goal delivers: the file the program writes under OUTPUT_DIR (default "result.json"), or null when the deliverable is the program itself (goals checked by cases or test_suite).
              * @default result.json
@@ -1984,6 +2052,16 @@ export interface components {
             id: string;
             objective: string;
             success: string | null;
+            /** @enum {string} */
+            language: "python" | "javascript" | "typescript";
+            /** @description The goal's workspace: how many files, their bytes, and the locked paths. */
+            workspace: {
+                files: number;
+                size: number;
+                /** @description sha256 of the stored (normalized) workspace. */
+                sha256: string;
+                locked: string[];
+            } | null;
             /** @enum {string} */
             state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
             verified: boolean;
@@ -2185,7 +2263,7 @@ export interface components {
                  * @description Stable: clients match on it. See the error catalog in the README.
                  * @enum {string}
                  */
-                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND";
+                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND" | "LS_ERR_WORKSPACE_ARCHIVE";
                 message: string;
                 /** @description For validation errors: [{path, message}], path like body.inputs.0.name. */
                 details: unknown;

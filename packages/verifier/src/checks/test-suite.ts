@@ -1,8 +1,8 @@
-import { XMLParser } from "fast-xml-parser";
 import { z } from "zod";
-import { checkerFileName, findArtifact } from "../artifacts";
+import { checkerFileName } from "../artifacts";
 import { defineCheck } from "../define";
 import { clipText, preview } from "../format";
+import { JUNIT, readJunit, type TestCase } from "../lib/junit";
 import { safeExceptionName } from "../lib/python";
 import type { CheckResult, Finding, NamedFile, RunEvidence } from "../types";
 import { maxFindingsParam } from "./json-matches";
@@ -16,7 +16,6 @@ import { maxFindingsParam } from "./json-matches";
 // and does not trust the solution's process at all; prefer it where a function's answers can be listed.
 
 const PYTEST_INI = "[pytest]\n";
-const JUNIT = "junit.xml";
 
 const params = z.strictObject({
   tests: z.array(checkerFileName).min(1).max(50).describe("Checker files with the client's pytest tests (test_*.py), and any conftest.py of the client's."),
@@ -133,49 +132,4 @@ function exitMeaning(code: number): string {
   return (
     { 1: " (tests failed)", 2: " (interrupted)", 3: " (pytest internal error)", 4: " (usage error)", 5: " (no tests collected)" } as Record<number, string>
   )[code] ?? "";
-}
-
-interface TestCase {
-  id: string;
-  outcome: "passed" | "failed" | "error" | "skipped";
-  type?: string;
-  message?: string;
-}
-
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (name) => ["testsuite", "testcase", "failure", "error", "skipped"].includes(name), processEntities: true, htmlEntities: false });
-
-function readJunit(run: RunEvidence): { ok: true; cases: TestCase[] } | { ok: false; message: string } {
-  const file = findArtifact(run, JUNIT);
-  if (!file.ok) return { ok: false, message: "pytest wrote no JUnit report" };
-  let doc: Record<string, unknown>;
-  try {
-    doc = xml.parse(file.value.toString("utf8")) as Record<string, unknown>;
-  } catch (e) {
-    return { ok: false, message: `the JUnit report is not valid XML (${preview((e as Error).message, 200)})` };
-  }
-  const root = (doc.testsuites as { testsuite?: unknown[] } | undefined)?.testsuite ?? (doc.testsuite as unknown[] | undefined);
-  if (!Array.isArray(root)) return { ok: false, message: "the JUnit report has no testsuite" };
-  const cases: TestCase[] = [];
-  for (const suite of root as { testcase?: Record<string, unknown>[] }[]) {
-    for (const tc of suite.testcase ?? []) {
-      const id = `${String(tc.classname ?? "")}::${String(tc.name ?? "")}`;
-      const first = (k: string) => (tc[k] as Record<string, unknown>[] | undefined)?.[0];
-      const f = first("failure") ?? first("error");
-      const outcome: TestCase["outcome"] = first("failure") ? "failed" : first("error") ? "error" : first("skipped") ? "skipped" : "passed";
-      const detail = f ?? first("skipped");
-      const message = detail ? [detail.message, detail["#text"]].filter((x): x is string => typeof x === "string" && x !== "").map(decodeCharRefs).join("\n") : undefined;
-      // pytest names the exception on the report's last line ("tests/test_x.py:4: AssertionError").
-      const type = f?.type ? String(f.type) : /:\d+: ([A-Za-z_][\w.]*)\s*$/.exec(String(f?.["#text"] ?? ""))?.[1];
-      cases.push({ id, outcome, ...(type ? { type } : {}), ...(message ? { message } : {}) });
-    }
-  }
-  return { ok: true, cases };
-}
-
-/** pytest writes newlines in attributes as &#10;, which the XML parser leaves as they are. */
-function decodeCharRefs(text: string): string {
-  return text.replace(/&#(x[0-9a-fA-F]+|\d+);/g, (m, code: string) => {
-    const n = code.startsWith("x") ? parseInt(code.slice(1), 16) : Number(code);
-    return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : m;
-  });
 }

@@ -1,0 +1,439 @@
+// issue 14: a goal's workspace (a directory tree the client sends as a tar, tar.gz or zip archive), the
+// files an attempt changes in it, and the patch between the two. Pure: buffers in, data out. The API
+// unpacks an archive once (refusing what cannot be placed safely under /work) and stores the files as
+// a normalized tar of regular files; the runner reads them back, applies an attempt's files and diffs.
+import { gunzipSync, inflateRawSync } from "node:zlib";
+import { WORKSPACE_PATCH, workspacePathProblem } from "@loopsmith/schemas";
+import * as tar from "tar-stream";
+
+export interface WorkspaceFile {
+  /** Relative to the workspace root (the program's working directory), '/'-separated. */
+  path: string;
+  content: Buffer;
+}
+
+export interface WorkspaceLimits {
+  /** Bytes of all files together, unpacked. */
+  maxBytes: number;
+  /** Archive entries (directories included). */
+  maxEntries: number;
+}
+
+export const DEFAULT_WORKSPACE_LIMITS: Readonly<WorkspaceLimits> = Object.freeze({ maxBytes: 16 * 1024 * 1024, maxEntries: 5000 });
+
+/** The patch artifact of a workspace goal, and the prefix its changed files are stored under. */
+export { WORKSPACE_PATCH };
+export const WORKSPACE_FILES_PREFIX = "workspace/";
+
+export { workspacePathProblem };
+
+export type UnpackResult = { ok: true; files: WorkspaceFile[]; format: "tar" | "tar.gz" | "zip" } | { ok: false; entry: string; message: string };
+
+/** What a refused archive says: the entry (as named in the archive) and why. */
+const refuse = (entry: string, message: string): UnpackResult => ({ ok: false, entry, message });
+
+interface RawEntry {
+  name: string;
+  kind: "file" | "directory" | "symlink" | "hardlink" | "other";
+  /** For links: the target as written in the archive. */
+  target?: string;
+  /** The entry's type in the archive's words, for messages. */
+  type: string;
+  content: Buffer;
+}
+
+/**
+ * Unpacks a workspace archive (tar, gzip'd tar, or zip, told apart by their first bytes). Refused, with
+ * the entry named: absolute paths, `..`, links that point outside the workspace (or at nothing in it),
+ * devices, fifos, paths under inputs/ or out/, an entry given twice, a file where a directory is, and
+ * archives over the limits. A link to a file inside the workspace becomes a copy of that file (the
+ * sandbox places regular files only).
+ */
+export async function unpackWorkspace(archive: Buffer, limits: WorkspaceLimits = DEFAULT_WORKSPACE_LIMITS): Promise<UnpackResult> {
+  let entries: RawEntry[];
+  let format: "tar" | "tar.gz" | "zip";
+  try {
+    if (archive.length >= 4 && archive.readUInt32LE(0) === 0x04034b50) {
+      format = "zip";
+      entries = readZip(archive, limits);
+    } else if (archive.length >= 2 && archive[0] === 0x1f && archive[1] === 0x8b) {
+      format = "tar.gz";
+      // Bounded: a small archive must not inflate into gigabytes on the API host.
+      entries = await readTar(gunzipSync(archive, { maxOutputLength: limits.maxBytes + limits.maxEntries * 1024 + 1024 }), limits);
+    } else {
+      format = "tar";
+      entries = await readTar(archive, limits);
+    }
+  } catch (e) {
+    if (e instanceof Refusal) return refuse(e.entry, e.message);
+    return refuse("(archive)", `not a readable tar, tar.gz or zip archive: ${(e as Error).message}`);
+  }
+  return place(entries, limits, format);
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly entry: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function normalize(name: string): string {
+  // "./src/a.ts" and "src/" (a directory) name the same places as "src/a.ts" and "src".
+  let n = name;
+  while (n.startsWith("./")) n = n.slice(2);
+  return n.endsWith("/") ? n.slice(0, -1) : n;
+}
+
+function place(entries: RawEntry[], limits: WorkspaceLimits, format: "tar" | "tar.gz" | "zip"): UnpackResult {
+  if (entries.length > limits.maxEntries) return refuse("(archive)", `more than ${limits.maxEntries} entries`);
+  const files = new Map<string, Buffer>();
+  const dirs = new Set<string>();
+  const links: { path: string; target: string; entry: string; hard: boolean }[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  for (const e of entries) {
+    const path = normalize(e.name);
+    if (path === "" || path === ".") {
+      if (e.kind === "directory") continue;
+      return refuse(e.name, "names the workspace root itself");
+    }
+    if (e.name.includes("\\")) return refuse(e.name, "contains a backslash");
+    const problem = workspacePathProblem(path);
+    if (problem) return refuse(e.name, `the path ${problem}`);
+    if (e.kind === "other") return refuse(e.name, `is a ${e.type}: only files, directories and links inside the workspace are accepted`);
+    if (e.kind === "directory") {
+      if (files.has(path)) return refuse(e.name, "is a directory and a file");
+      dirs.add(path);
+      continue;
+    }
+    if (seen.has(path)) return refuse(e.name, "is given twice");
+    seen.add(path);
+    if (e.kind === "symlink" || e.kind === "hardlink") {
+      const target = e.target ?? "";
+      const resolved = e.kind === "hardlink" ? normalize(target) : resolveLink(path, target);
+      if (resolved === null || target.startsWith("/") || workspacePathProblem(resolved) !== null) {
+        return refuse(e.name, `is a link to ${JSON.stringify(target)}, outside the workspace`);
+      }
+      links.push({ path, target: resolved, entry: e.name, hard: e.kind === "hardlink" });
+      continue;
+    }
+    total += e.content.length;
+    if (total > limits.maxBytes) return refuse(e.name, `the files exceed ${limits.maxBytes} bytes unpacked`);
+    files.set(path, e.content);
+  }
+  // Links last: their targets may come after them in the archive. A link to a link is followed (bounded).
+  for (const l of links) {
+    let target = l.target;
+    for (let hops = 0; !files.has(target) && hops < 8; hops++) {
+      const next = links.find((o) => o.path === target);
+      if (!next) break;
+      target = next.target;
+    }
+    const content = files.get(target);
+    if (content === undefined) return refuse(l.entry, `is a link to ${JSON.stringify(l.target)}, which is not a file in the workspace`);
+    total += content.length;
+    if (total > limits.maxBytes) return refuse(l.entry, `the files exceed ${limits.maxBytes} bytes unpacked`);
+    files.set(l.path, content);
+  }
+  // A file where another entry needs a directory cannot be placed.
+  for (const path of files.keys()) {
+    const segments = path.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      const dir = segments.slice(0, i).join("/");
+      if (files.has(dir)) return refuse(path, `needs ${dir} to be a directory, but it is a file`);
+    }
+    if (dirs.has(path)) return refuse(path, "is a directory and a file");
+  }
+  const out = [...files].map(([path, content]) => ({ path, content })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { ok: true, files: out, format };
+}
+
+/** A symlink's target as a workspace path, or null when it leaves the workspace. */
+function resolveLink(linkPath: string, target: string): string | null {
+  if (target.startsWith("/") || target === "") return null;
+  const parts = linkPath.split("/").slice(0, -1);
+  for (const seg of target.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  return parts.length === 0 ? null : parts.join("/");
+}
+
+async function readTar(buf: Buffer, limits: WorkspaceLimits): Promise<RawEntry[]> {
+  const entries: RawEntry[] = [];
+  const extract = tar.extract();
+  extract.end(buf);
+  let total = 0;
+  for await (const entry of extract) {
+    const h = entry.header;
+    const chunks: Buffer[] = [];
+    for await (const c of entry as AsyncIterable<Buffer>) {
+      total += c.length;
+      if (total > limits.maxBytes) throw new Refusal(h.name, `the files exceed ${limits.maxBytes} bytes unpacked`);
+      chunks.push(c);
+    }
+    if (entries.length >= limits.maxEntries) throw new Refusal(h.name, `more than ${limits.maxEntries} entries`);
+    const kind = h.type === "file" || h.type === "contiguous-file" ? "file" : h.type === "directory" ? "directory" : h.type === "symlink" ? "symlink" : h.type === "link" ? "hardlink" : "other";
+    entries.push({ name: h.name, kind, type: h.type ?? "unknown", ...(h.linkname ? { target: h.linkname } : {}), content: Buffer.concat(chunks) });
+  }
+  return entries;
+}
+
+/** A zip's entries from its central directory (stored and deflated entries; no zip64, no encryption). */
+function readZip(buf: Buffer, limits: WorkspaceLimits): RawEntry[] {
+  // The end of central directory record: the last 0x06054b50 within the final 64 KiB + 22 bytes.
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65_557); i--) {
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error("no end of central directory");
+  const count = buf.readUInt16LE(eocd + 10);
+  if (count > limits.maxEntries) throw new Refusal("(archive)", `more than ${limits.maxEntries} entries`);
+  let at = buf.readUInt32LE(eocd + 16);
+  const entries: RawEntry[] = [];
+  let total = 0;
+  for (let n = 0; n < count; n++) {
+    if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error("broken central directory");
+    const flags = buf.readUInt16LE(at + 8);
+    const method = buf.readUInt16LE(at + 10);
+    const compressed = buf.readUInt32LE(at + 20);
+    const size = buf.readUInt32LE(at + 24);
+    const nameLen = buf.readUInt16LE(at + 28);
+    const extraLen = buf.readUInt16LE(at + 30);
+    const commentLen = buf.readUInt16LE(at + 32);
+    const madeBy = buf.readUInt16LE(at + 4) >> 8;
+    const external = buf.readUInt32LE(at + 38);
+    const local = buf.readUInt32LE(at + 42);
+    const name = buf.subarray(at + 46, at + 46 + nameLen).toString("utf8");
+    at += 46 + nameLen + extraLen + commentLen;
+    if (flags & 1) throw new Refusal(name, "is encrypted");
+    // Unix zips keep the file type in the high bits of the external attributes.
+    const mode = madeBy === 3 ? external >>> 16 : 0;
+    const ftype = mode & 0o170000;
+    const isDir = name.endsWith("/") || ftype === 0o040000;
+    total += size;
+    if (total > limits.maxBytes) throw new Refusal(name, `the files exceed ${limits.maxBytes} bytes unpacked`);
+    if (isDir) {
+      entries.push({ name, kind: "directory", type: "directory", content: Buffer.alloc(0) });
+      continue;
+    }
+    if (buf.readUInt32LE(local) !== 0x04034b50) throw new Error(`broken local header of ${name}`);
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const raw = buf.subarray(start, start + compressed);
+    let content: Buffer;
+    if (method === 0) content = Buffer.from(raw);
+    else if (method === 8) content = inflateRawSync(raw, { maxOutputLength: Math.max(1, size) });
+    else throw new Refusal(name, `uses compression method ${method} (only stored and deflated entries are read)`);
+    if (content.length !== size) throw new Refusal(name, "its size does not match the archive's directory");
+    if (ftype === 0o120000) entries.push({ name, kind: "symlink", type: "symlink", target: content.toString("utf8"), content: Buffer.alloc(0) });
+    else if (ftype !== 0 && ftype !== 0o100000) entries.push({ name, kind: "other", type: "special file", content: Buffer.alloc(0) });
+    else entries.push({ name, kind: "file", type: "file", content });
+  }
+  return entries;
+}
+
+/** The normalized tar a workspace is stored as: regular files only, sorted, fixed metadata. */
+export async function packWorkspace(files: WorkspaceFile[]): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on("data", (c) => chunks.push(c as Buffer));
+  const done = new Promise<void>((resolve, reject) => {
+    pack.on("end", resolve);
+    pack.on("error", reject);
+  });
+  for (const f of files) {
+    await new Promise<void>((resolve, reject) =>
+      pack.entry({ name: f.path, size: f.content.length, mode: 0o644, mtime: new Date(0), type: "file" }, f.content, (err) => (err ? reject(err) : resolve())),
+    );
+  }
+  pack.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+/** Reads back what packWorkspace stored. */
+export async function readStoredWorkspace(stored: Buffer): Promise<WorkspaceFile[]> {
+  const res = await unpackWorkspace(stored, { maxBytes: Number.MAX_SAFE_INTEGER, maxEntries: Number.MAX_SAFE_INTEGER });
+  if (!res.ok) throw new Error(`stored workspace is unreadable: ${res.entry}: ${res.message}`);
+  return res.files;
+}
+
+/** Whether a path is locked: listed exactly, or under a listed directory ("tests/" or "tests"). */
+export function isLocked(path: string, locked: readonly string[]): boolean {
+  return locked.some((l) => {
+    const dir = l.endsWith("/") ? l.slice(0, -1) : l;
+    return path === dir || path.startsWith(`${dir}/`);
+  });
+}
+
+export interface AppliedWorkspace {
+  /** The workspace with the attempt's files in place (locked paths as the original has them, when restoring). */
+  files: WorkspaceFile[];
+  /** Paths the attempt changed or added (content differs from the original), sorted. */
+  changed: string[];
+  /** The changed paths that are locked. */
+  lockedChanged: string[];
+  /** Attempt files left out because a file and a directory would share their path (the original's stay). */
+  conflicts: string[];
+}
+
+/**
+ * An attempt's files over the original workspace. Each attempt is applied to the original, never to the
+ * previous attempt. With `restoreLocked`, locked paths keep the original's content (or stay absent).
+ */
+export function applyAttempt(original: WorkspaceFile[], attempt: WorkspaceFile[], locked: readonly string[], restoreLocked: boolean): AppliedWorkspace {
+  const merged = new Map(original.map((f) => [f.path, f.content]));
+  const before = new Map(merged);
+  const changed: string[] = [];
+  const conflicts: string[] = [];
+  const dirs = new Set(original.flatMap((f) => f.path.split("/").slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join("/"))));
+  for (const f of attempt) {
+    // A file where the workspace has a directory, or under a path that is a file, cannot be placed.
+    const parents = f.path.split("/").slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join("/"));
+    if (dirs.has(f.path) || parents.some((p) => merged.has(p))) {
+      conflicts.push(f.path);
+      continue;
+    }
+    parents.forEach((p) => dirs.add(p));
+    const old = before.get(f.path);
+    if (old !== undefined && old.equals(f.content)) continue;
+    changed.push(f.path);
+    if (restoreLocked && isLocked(f.path, locked)) continue;
+    merged.set(f.path, f.content);
+  }
+  changed.sort();
+  const files = [...merged].map(([path, content]) => ({ path, content })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, changed, lockedChanged: changed.filter((p) => isLocked(p, locked)), conflicts };
+}
+
+// ------------------------------------------------------------------------------------------ diff
+
+function lines(text: string): string[] {
+  if (text === "") return [];
+  const parts = text.split("\n");
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+
+/** Myers' O(ND) shortest edit script over lines: the operations in order. */
+function editScript(a: string[], b: string[]): ("=" | "-" | "+")[] {
+  const n = a.length;
+  const m = b.length;
+  const max = n + m;
+  const v = new Map<number, number>([[1, 0]]);
+  const trace: Map<number, number>[] = [];
+  outer: for (let d = 0; d <= max; d++) {
+    trace.push(new Map(v));
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || (k !== d && (v.get(k - 1) ?? -1) < (v.get(k + 1) ?? -1)) ? (v.get(k + 1) ?? 0) : (v.get(k - 1) ?? 0) + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v.set(k, x);
+      if (x >= n && y >= m) break outer;
+    }
+  }
+  const ops: ("=" | "-" | "+")[] = [];
+  let x = n;
+  let y = m;
+  for (let d = trace.length - 1; d >= 0; d--) {
+    const vd = trace[d]!;
+    const k = x - y;
+    const prevK = k === -d || (k !== d && (vd.get(k - 1) ?? -1) < (vd.get(k + 1) ?? -1)) ? k + 1 : k - 1;
+    const prevX = vd.get(prevK) ?? 0;
+    const prevY = prevX - prevK;
+    while (x > prevX && y > prevY) {
+      ops.push("=");
+      x--;
+      y--;
+    }
+    if (d > 0) ops.push(x === prevX ? "+" : "-");
+    x = prevX;
+    y = prevY;
+  }
+  return ops.reverse();
+}
+
+/** One file's unified diff (3 lines of context); "" when equal. `before` null: a new file. */
+export function unifiedDiff(path: string, before: string | null, after: string): string {
+  if (before === after) return "";
+  // A last line without its newline differs from the same line with one (and says so, as diff does).
+  const noEol = (text: string) => text !== "" && !text.endsWith("\n");
+  const mark = (ls: string[], text: string) => (noEol(text) && ls.length > 0 ? [...ls.slice(0, -1), `${ls.at(-1)}${NO_EOL}`] : ls);
+  const a = mark(lines(before ?? ""), before ?? "");
+  const b = mark(lines(after), after);
+  const ops = editScript(a, b);
+  const header = `--- ${before === null ? "/dev/null" : `a/${path}`}\n+++ b/${path}\n`;
+  const CONTEXT = 3;
+  // Walk the script, cutting it into hunks around the changes.
+  const rows: { op: "=" | "-" | "+"; ai: number; bi: number }[] = [];
+  let ai = 0;
+  let bi = 0;
+  for (const op of ops) {
+    rows.push({ op, ai, bi });
+    if (op !== "+") ai++;
+    if (op !== "-") bi++;
+  }
+  const out: string[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    if (rows[i]!.op === "=") {
+      i++;
+      continue;
+    }
+    let start = Math.max(0, i - CONTEXT);
+    let end = i;
+    // Extend while the next change is within 2*CONTEXT unchanged lines.
+    for (;;) {
+      while (end < rows.length && rows[end]!.op !== "=") end++;
+      let next = end;
+      while (next < rows.length && rows[next]!.op === "=") next++;
+      if (next < rows.length && next - end <= 2 * CONTEXT) end = next;
+      else break;
+    }
+    end = Math.min(rows.length, end + CONTEXT);
+    const hunk = rows.slice(start, end);
+    const aStart = hunk[0]!.ai;
+    const bStart = hunk[0]!.bi;
+    const aLen = hunk.filter((r) => r.op !== "+").length;
+    const bLen = hunk.filter((r) => r.op !== "-").length;
+    out.push(`@@ -${aLen === 0 ? aStart : aStart + 1},${aLen} +${bLen === 0 ? bStart : bStart + 1},${bLen} @@`);
+    for (const r of hunk) out.push(show(r.op === "=" ? ` ${a[r.ai]}` : r.op === "-" ? `-${a[r.ai]}` : `+${b[r.bi]}`));
+    i = end;
+    start = end;
+  }
+  return header + out.join("\n") + "\n";
+}
+
+const NO_EOL = "\u0000no-eol";
+const show = (line: string) => (line.endsWith(NO_EOL) ? `${line.slice(0, -NO_EOL.length)}\n\\ No newline at end of file` : line);
+
+/** The patch of an attempt: a unified diff per changed file, in path order ("" when nothing changed). */
+export function workspacePatch(original: WorkspaceFile[], applied: { files: WorkspaceFile[]; changed: string[] }): string {
+  const before = new Map(original.map((f) => [f.path, f.content]));
+  const after = new Map(applied.files.map((f) => [f.path, f.content]));
+  return applied.changed
+    .map((p) => {
+      const now = after.get(p);
+      if (now === undefined) return "";
+      const was = before.get(p);
+      if (isBinary(now) || (was && isBinary(was))) return `Binary files ${was ? `a/${p}` : "/dev/null"} and b/${p} differ\n`;
+      return unifiedDiff(p, was === undefined ? null : was.toString("utf8"), now.toString("utf8"));
+    })
+    .join("");
+}
+
+function isBinary(b: Buffer): boolean {
+  return b.subarray(0, 8000).includes(0);
+}

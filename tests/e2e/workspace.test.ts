@@ -1,0 +1,168 @@
+// issue 14: goals over a code workspace, in TypeScript, JavaScript and Python, through the public API with
+// the scripted model. The sandbox really runs every program and every command check (tsc, node --test,
+// pytest) in the language's image; the patch and the changed files are stored as the goal's artifacts.
+import * as tar from "tar-stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packWorkspace } from "@loopsmith/verifier";
+import { startLoop, type Loop } from "../support/loop";
+
+let loop: Loop;
+beforeAll(async () => {
+  loop = await startLoop();
+});
+afterAll(async () => {
+  await loop?.close();
+});
+
+const file = (path: string, content: string) => ({ path, content: Buffer.from(content) });
+const archive = async (files: { path: string; content: Buffer }[]) => (await packWorkspace(files)).toString("base64");
+
+const SUM_BROKEN = 'export function sum(a: number, b: number): number {\n  const label: number = "sum";\n  return a - b;\n}\n';
+const SUM_FIXED = "export function sum(a: number, b: number): number {\n  return a + b;\n}\n";
+const TS_FILES = [
+  file("package.json", JSON.stringify({ name: "ws", private: true, type: "module", scripts: { test: "node --test test/sum.test.ts" } })),
+  file("tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, types: [] }, include: ["src"] })),
+  file("src/sum.ts", SUM_BROKEN),
+  file("test/sum.test.ts", 'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { sum } from "../src/sum.ts";\ntest("adds", () => assert.equal(sum(1, 2), 3));\ntest("adds negatives", () => assert.equal(sum(-1, -2), -3));\n'),
+];
+const TS_CHECKS = [
+  { id: "command", params: { run: "tsc" } },
+  { id: "command", params: { run: "node_test", args: ["test/sum.test.ts"], min_tests: 2 } },
+];
+const inspectNo = { verified: false, failing_checks: [], diagnosis: "see the checks", fix_hint: "" };
+const inspectYes = { verified: true, failing_checks: [], diagnosis: "all checks pass", fix_hint: "" };
+const plan = { objective: "fix the workspace", approach: ["fix it"], output_contract: "the patch", checks: [] };
+
+describe("a TypeScript workspace", () => {
+  it("with a type error and a failing node --test suite is verified once the refinement fixes both; the patch is the deliverable", async () => {
+    const goal = await loop.run(
+      {
+        objective: "Make tsc and the tests pass.",
+        language: "typescript",
+        workspace: { archive_base64: await archive(TS_FILES), locked: ["test/", "tsconfig.json", "package.json"] },
+        checks: TS_CHECKS,
+        max_attempts: 3,
+        model: {
+          provider: "scripted",
+          script: {
+            plan,
+            // Attempt 1 changes nothing that matters: both checks fail on the real output.
+            generate: { filename: "src/sum.ts", language: "typescript", source: SUM_BROKEN.replace("a - b", "a - b /* todo */"), notes: "" },
+            inspect: [inspectNo, inspectYes],
+            refine: [{ filename: "src/sum.ts", language: "typescript", source: SUM_FIXED, notes: "types and logic", files: [{ path: "src/util.ts", content: "export const one = 1;\n" }] }],
+          },
+        },
+      },
+      240_000,
+    );
+    expect(goal.state, `${goal.tape}: ${JSON.stringify(goal.checks.map((c) => c.latest?.message))}`).toBe("verified");
+    expect(goal.attempts).toBe(2);
+    expect(goal.language).toBe("typescript");
+    expect(goal.workspace).toMatchObject({ files: 4, locked: ["test/", "tsconfig.json", "package.json"] });
+    const first = goal.transitions.filter((t) => t.from === "inspect")[0]!.detail.checks as { id: string; passed: boolean; message: string }[];
+    expect(first.filter((c) => c.id === "command").map((c) => c.passed)).toEqual([false, false]);
+    expect(first.find((c) => /tsc/.test(c.message))!.message).toMatch(/error TS2322/);
+    expect(first.find((c) => /node --test/.test(c.message))!.message).toMatch(/2 failed/);
+    // The tape: each attempt's files and its patch against the original.
+    const executed = goal.transitions.filter((t) => t.from === "execute").map((t) => t.detail.workspace as { changed: string[]; patch: string });
+    expect(executed[1]!.changed).toEqual(["src/sum.ts", "src/util.ts"]);
+    expect(executed[1]!.patch).toContain('-  const label: number = "sum";\n-  return a - b;\n+  return a + b;\n');
+    expect(goal.deliverable).toMatchObject({ name: "workspace.patch", artifact: { attempt: 2, name: "workspace.patch" } });
+    const stored = await loop.prisma.artifact.findMany({ where: { goalId: goal.id, execution: { attempt: 2 } }, orderBy: { name: "asc" } });
+    expect(stored.map((a) => a.name)).toEqual(["workspace.patch", "workspace/src/sum.ts", "workspace/src/util.ts"]);
+    expect(Buffer.from(stored[1]!.content).toString()).toBe(SUM_FIXED);
+  }, 300_000);
+
+  it("an attempt that edits a locked test file to make it pass is not verified", async () => {
+    const goal = await loop.run(
+      {
+        objective: "Make the tests pass.",
+        language: "typescript",
+        workspace: { archive_base64: await archive(TS_FILES), locked: ["test/"] },
+        checks: [TS_CHECKS[1]],
+        max_attempts: 1,
+        model: {
+          provider: "scripted",
+          script: {
+            plan,
+            generate: {
+              filename: "src/sum.ts",
+              language: "typescript",
+              source: SUM_BROKEN,
+              notes: "",
+              files: [{ path: "test/sum.test.ts", content: 'import { test } from "node:test";\ntest("adds", () => {});\ntest("adds negatives", () => {});\n' }],
+            },
+            inspect: [inspectYes],
+          },
+        },
+      },
+      180_000,
+    );
+    expect(goal.state, goal.tape).toBe("failed");
+    const check = goal.checks.find((c) => c.id === "command")!;
+    expect(check.latest?.passed).toBe(false);
+    expect(check.latest?.message).toMatch(/changed locked files \(test\/sum\.test\.ts\)/);
+  }, 240_000);
+});
+
+describe("a JavaScript program goal and a Python workspace goal", () => {
+  it("a JavaScript program runs in the Node image under the same contract (OUTPUT_DIR, INPUT_PATH)", async () => {
+    const source = 'const fs = require("node:fs");\nconst path = require("node:path");\nconst rows = fs.readFileSync(process.env.INPUT_PATH, "utf8").trim().split("\\n").slice(1);\nfs.writeFileSync(path.join(process.env.OUTPUT_DIR, "result.json"), JSON.stringify({ total: rows.reduce((n, r) => n + Number(r.split(",")[1]), 0) }));\n';
+    const goal = await loop.run({
+      objective: "Sum the b column.",
+      language: "javascript",
+      inputs: [{ name: "data.csv", text: "a,b\nx,1\ny,2\n" }],
+      checks: [{ id: "json_matches", params: { expected: { total: 3 } } }],
+      max_attempts: 1,
+      model: { provider: "scripted", script: { plan, generate: { filename: "sum.js", language: "javascript", source, notes: "" }, inspect: [inspectYes] } },
+    });
+    expect(goal.state, JSON.stringify(goal.checks.map((c) => c.latest?.message))).toBe("verified");
+    expect(goal.report).toEqual({ total: 3 });
+  }, 180_000);
+
+  it("a Python workspace with a failing pytest suite is verified by the fix", async () => {
+    const goal = await loop.run({
+      objective: "Fix add.",
+      workspace: {
+        archive_base64: await archive([file("calc.py", "def add(a, b):\n    return a - b\n"), file("tests/test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")]),
+        locked: ["tests/"],
+      },
+      checks: [{ id: "command", params: { run: "pytest", args: ["tests"] } }],
+      max_attempts: 1,
+      model: { provider: "scripted", script: { plan, generate: { filename: "calc.py", language: "python", source: "def add(a, b):\n    return a + b\n", notes: "" }, inspect: [inspectYes] } },
+    });
+    expect(goal.state, JSON.stringify(goal.checks.map((c) => c.latest?.message))).toBe("verified");
+    expect(goal.language).toBe("python");
+    expect(goal.deliverable.name).toBe("workspace.patch");
+  }, 180_000);
+});
+
+describe("hostile archives", () => {
+  async function hostile(entries: { name: string; type?: "file" | "symlink"; linkname?: string }[]) {
+    const pack = tar.pack();
+    const chunks: Buffer[] = [];
+    pack.on("data", (c) => chunks.push(c as Buffer));
+    const done = new Promise<void>((r) => pack.on("end", () => r()));
+    for (const e of entries) pack.entry({ name: e.name, type: e.type ?? "file", linkname: e.linkname }, e.type === "symlink" ? "" : "x");
+    pack.finalize();
+    await done;
+    return Buffer.concat(chunks).toString("base64");
+  }
+  it.each([
+    [[{ name: "src/ok.ts" }, { name: "../../etc/cron.d/evil" }], "../../etc/cron.d/evil"],
+    [[{ name: "/etc/passwd" }], "/etc/passwd"],
+    [[{ name: "src/link", type: "symlink", linkname: "../../../root/.ssh/id_rsa" }], "src/link"],
+  ] as const)("refuses %j with a 400 naming the entry", async (entries, entry) => {
+    const res = await loop.post({
+      objective: "x",
+      workspace: { archive_base64: await hostile([...entries]) },
+      checks: [{ id: "command", params: { run: "pytest" } }],
+      model: { provider: "scripted", script: { plan, generate: { filename: "a.py", language: "python", source: "pass", notes: "" }, inspect: [inspectNo] } },
+    });
+    expect(res.status).toBe(400);
+    const error = res.body.error as { code: string; message: string; details: { path: string; entry: string }[] };
+    expect(error.code).toBe("LS_ERR_WORKSPACE_ARCHIVE");
+    expect(error.details[0]).toMatchObject({ path: "body.workspace.archive_base64", entry });
+    expect(error.message).toContain(JSON.stringify(entry));
+  });
+});
