@@ -98,9 +98,30 @@ export const openApiTransformObject: TransformObject = (input) => {
     properties: {
       type: { type: "string", enum: [...WEBHOOK_EVENTS] },
       timestamp: { type: "string", format: "date-time", description: "When the payload was built." },
-      data: { $ref: "#/components/schemas/Goal", description: "The goal as GET /goals/{id} returned it when the event happened." },
+      data: {
+        description: 'The goal as GET /goals/{id} returned it when the event happened, or, for a goal whose webhook says payload "thin", only its id, state and links.',
+        oneOf: [{ $ref: "#/components/schemas/Goal" }, { $ref: "#/components/schemas/ThinGoal" }],
+      },
     },
     required: ["type", "timestamp", "data"],
+  };
+  const link = { type: "string", description: "Absolute under PUBLIC_BASE_URL when it is set, else a path." };
+  schemas.ThinGoal = {
+    type: "object",
+    description: 'A webhook\'s goal when the goal\'s webhook has payload "thin": fetch the rest from the links.',
+    properties: {
+      id: { type: "string", format: "uuid" },
+      state: { type: "string", description: "The goal's state when the payload was built." },
+      verified: { type: "boolean" },
+      failure_reason: { type: ["string", "null"] },
+      version: { type: "integer" },
+      links: {
+        type: "object",
+        properties: { goal: link, deliveries: link, events: link, artifacts: link, receipt: { ...link, type: ["string", "null"] } },
+        required: ["goal", "deliveries", "events", "artifacts", "receipt"],
+      },
+    },
+    required: ["id", "state", "verified", "failure_reason", "version", "links"],
   };
   const webhookHeaders = {
     "webhook-id": { description: "msg_..., the same on every attempt of a delivery: deduplicate on it.", required: true, schema: { type: "string" } },

@@ -2599,8 +2599,30 @@ export interface components {
              * @description When the payload was built.
              */
             timestamp: string;
-            /** @description The goal as GET /goals/{id} returned it when the event happened. */
-            data: components["schemas"]["Goal"];
+            /** @description The goal as GET /goals/{id} returned it when the event happened, or, for a goal whose webhook says payload "thin", only its id, state and links. */
+            data: components["schemas"]["Goal"] | components["schemas"]["ThinGoal"];
+        };
+        /** @description A webhook's goal when the goal's webhook has payload "thin": fetch the rest from the links. */
+        ThinGoal: {
+            /** Format: uuid */
+            id: string;
+            /** @description The goal's state when the payload was built. */
+            state: string;
+            verified: boolean;
+            failure_reason: string | null;
+            version: number;
+            links: {
+                /** @description Absolute under PUBLIC_BASE_URL when it is set, else a path. */
+                goal: string;
+                /** @description Absolute under PUBLIC_BASE_URL when it is set, else a path. */
+                deliveries: string;
+                /** @description Absolute under PUBLIC_BASE_URL when it is set, else a path. */
+                events: string;
+                /** @description Absolute under PUBLIC_BASE_URL when it is set, else a path. */
+                artifacts: string;
+                /** @description Absolute under PUBLIC_BASE_URL when it is set, else a path. */
+                receipt: string | null;
+            };
         };
     };
     responses: never;
