@@ -18,7 +18,7 @@ export const TARGETS: MutationTarget[] = [
     mutate: ["artifact-exists", "json-parses", "exits-clean", "no-blank-keys", "aliases", "top-is-argmax", "reconciles-total", "json-schema", "support"].map(
       (f) => `packages/verifier/src/checks/${f}.ts`,
     ),
-    tests: ["packages/verifier/test/checks.test.ts"],
+    tests: ["packages/verifier/test/checks.test.ts", "packages/verifier/test/checks-edges.test.ts"],
     threshold: 90,
   },
   {
