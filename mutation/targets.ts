@@ -7,6 +7,11 @@ export interface MutationTarget {
   tests: string[];
   /** Minimum mutation score, percent. */
   threshold: number;
+  /**
+   * Skip static mutants (module-level code such as param schemas and constants): each reruns every test
+   * of the target, which on the verifier's parts costs most of the run. They are reported as ignored.
+   */
+  ignoreStatic?: boolean;
 }
 
 export const TARGETS: MutationTarget[] = [
@@ -20,36 +25,42 @@ export const TARGETS: MutationTarget[] = [
     ),
     tests: ["packages/verifier/test/checks.test.ts", "packages/verifier/test/checks-edges.test.ts"],
     threshold: 90,
+    ignoreStatic: true,
   },
   {
     name: "verifier-core",
     mutate: ["run", "registry", "define", "format", "reveal", "artifacts", "json-path"].map((f) => `packages/verifier/src/${f}.ts`),
-    tests: ["run", "validate", "json-path", "checks", "core"].map((f) => `packages/verifier/test/${f}.test.ts`),
+    tests: ["run", "validate", "json-path", "core"].map((f) => `packages/verifier/test/${f}.test.ts`),
     threshold: 90,
+    ignoreStatic: true,
   },
   {
     name: "checks-json",
     mutate: ["packages/verifier/src/checks/json-matches.ts", "packages/verifier/src/checks/json-assert.ts", "packages/verifier/src/lib/json.ts"],
     tests: ["packages/verifier/test/json-checks.test.ts", "packages/verifier/test/json-path.test.ts"],
     threshold: 90,
+    ignoreStatic: true,
   },
   {
     name: "checks-text",
     mutate: ["packages/verifier/src/checks/text-matches.ts", "packages/verifier/src/lib/text.ts", "packages/verifier/src/lib/regex.ts"],
     tests: ["packages/verifier/test/text-matches.test.ts", "packages/verifier/test/regex-guard.test.ts"],
     threshold: 90,
+    ignoreStatic: true,
   },
   {
     name: "checks-csv",
     mutate: ["checks/csv-matches", "checks/csv-schema", "checks/row-count", "lib/csv", "lib/values", "lib/numbers"].map((f) => `packages/verifier/src/${f}.ts`),
     tests: ["csv-matches", "csv-schema", "row-count", "csv", "bench-findings"].map((f) => `packages/verifier/test/${f}.test.ts`),
     threshold: 90,
+    ignoreStatic: true,
   },
   {
     name: "checks-run",
     mutate: ["checks/cases", "checks/cases-harness", "checks/test-suite", "lib/python"].map((f) => `packages/verifier/src/${f}.ts`),
     tests: ["packages/verifier/test/cases.test.ts", "packages/verifier/test/test-suite.test.ts"],
     threshold: 90,
+    // Its tests are quick, so its static mutants (the param schema, the harness, the exception names) run too.
   },
   { name: "schemas", mutate: ["packages/schemas/src/**/*.ts"], tests: ["packages/schemas/test/**/*.test.ts"], threshold: 90 },
   { name: "sign", mutate: ["packages/webhooks/src/sign.ts"], tests: ["packages/webhooks/test/sign.test.ts"], threshold: 90 },

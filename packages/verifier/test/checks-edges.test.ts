@@ -245,11 +245,6 @@ describe("json_schema at its edges", () => {
     expect(run("json_schema", { schema: nodes(MAX_SCHEMA_NODES + 1) }, ctxWith("1")).message).toMatch(/^invalid params: schema: the JSON Schema is too large \(\d+ bytes, 5001 values; /);
   });
 
-  it("keeps compiling correctly past its cache of 32 schemas", () => {
-    for (let i = 0; i < 40; i++) expect(run("json_schema", { schema: { type: "integer", minimum: i } }, ctxWith("20")).passed).toBe(i <= 20);
-    expect(run("json_schema", { schema: { type: "integer", minimum: 0 } }, ctxWith("20")).passed).toBe(true);
-  });
-
   it("reads numbers beyond 2^53 as plain numbers for validation, and refuses deep nesting", () => {
     expect(run("json_schema", { schema: { type: "integer" } }, ctxWith("9007199254740993")).passed).toBe(true);
     const deep = `${"[".repeat(300)}${"]".repeat(300)}`;
