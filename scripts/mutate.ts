@@ -45,6 +45,9 @@ for (const t of targets) {
         coverageAnalysis: "perTest",
         timeoutMS: 20_000,
         dryRunTimeoutMinutes: 15,
+        // A rerun tests again only the mutants whose code or covering tests changed since the last run.
+        incremental: true,
+        incrementalFile: join(reports, `${t.name}.incremental.json`),
         tempDirName: ".stryker-tmp",
         cleanTempDir: "always",
         thresholds: { high: 95, low: t.threshold, break: null },
