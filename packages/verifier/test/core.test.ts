@@ -4,7 +4,7 @@
 import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkerFilesOf, checkRegistry, defineAlias, defineCheck, feedbackFor, isArtifactPath, planCheckRuns, publicCheck, runCheck, runChecks, visibilityOf, type CheckDef } from "../src/index";
+import { checkerFilesOf, checkRegistry, defineAlias, defineCheck, feedbackFor, isArtifactPath, knownCheckIds, listChecks, planCheckRuns, publicCheck, runCheck, runChecks, validateCheckSpec, visibilityOf, type CheckDef } from "../src/index";
 import { artifactName, checkerFileName, decodeUtf8, findArtifact, findCheckerFile, findInput, loadJson, parseJsonFile } from "../src/artifacts";
 import { clipText, describeValue, fmtNumber, listQuoted, preview } from "../src/format";
 import { isPlainObject, jsonPointer, pointerTokens, resolvePath, resolvePointer, showPath } from "../src/json-path";
@@ -312,5 +312,51 @@ describe("defineCheck and defineAlias", () => {
     const alias = defineAlias("t", def, "a", z.strictObject({ f: z.string().default("y") }), {});
     expect(alias).toMatchObject({ aliasOf: "t", publicMessages: true, description: "a" });
     expect("publicMessages" in defineAlias("t", bare, "a", z.strictObject({}), {})).toBe(false);
+  });
+});
+
+describe("validateCheckSpec: checker files and judgement checks", () => {
+  it("refuses a check naming checker files the goal does not carry, singular and plural", () => {
+    const one = check("json_matches", { expected_file: "want.json" });
+    expect(validateCheckSpec(one, { checkerFiles: ["want.json"] })).toEqual({ ok: true });
+    expect(validateCheckSpec(one)).toEqual({ ok: false, issues: [{ path: ["params"], message: 'names checker file "want.json" that the goal\'s checker_files do not contain (none given)' }] });
+    expect(validateCheckSpec(one, { checkerFiles: ["a.json", "b.json"] })).toEqual({ ok: false, issues: [{ path: ["params"], message: 'names checker file "want.json" that the goal\'s checker_files do not contain ("a.json", "b.json")' }] });
+    const two = check("test_suite", { tests: ["test_a.py", "test_b.py"] });
+    expect(validateCheckSpec(two, { checkerFiles: ["test_b.py"] })).toEqual({ ok: false, issues: [{ path: ["params"], message: 'names checker file "test_a.py" that the goal\'s checker_files do not contain ("test_b.py")' }] });
+    expect(validateCheckSpec(two, { checkerFiles: [] }).ok).toBe(false);
+    const none = validateCheckSpec(two, { checkerFiles: ["x.py"] });
+    expect(none.ok === false && none.issues[0]!.message).toBe('names checker files "test_a.py", "test_b.py" that the goal\'s checker_files do not contain ("x.py")');
+  });
+
+  it("a judgement check is always valid, unless it is hidden", () => {
+    const judgement = { id: "anything", params: { x: 1 }, kind: "judgement", description: "d" } as CheckSpec;
+    expect(validateCheckSpec(judgement)).toEqual({ ok: true });
+    expect(validateCheckSpec({ ...judgement, hidden: true })).toEqual({ ok: false, issues: [{ path: ["hidden"], message: "a judgement check is read by the inspector model, so it cannot be hidden" }] });
+    expect(validateCheckSpec({ ...judgement, hidden: false })).toEqual({ ok: true });
+  });
+
+  it("puts param issues under params with their paths", () => {
+    expect(validateCheckSpec(check("reconciles_total", { values_path: "a", total_path: "b", tolerance: -1 }))).toEqual({ ok: false, issues: [{ path: ["params", "tolerance"], message: expect.any(String) }] });
+    expect(validateCheckSpec(check("nope"))).toEqual({ ok: false, issues: [{ path: ["id"], message: expect.stringMatching(/^unknown check id "nope"; known deterministic checks: exits_clean, /) }] });
+  });
+});
+
+describe("the catalogue", () => {
+  it("lists every check once, with its JSON Schema, and says which run code", () => {
+    const list = listChecks();
+    expect(list).toBe(listChecks());
+    expect(list.map((c) => c.id)).toEqual(knownCheckIds());
+    const byId = new Map(list.map((c) => [c.id, c]));
+    expect(byId.get("cases")).toMatchObject({ runsCode: true, publicParams: expect.arrayContaining(["mode", "function"]) });
+    expect(byId.get("test_suite")!.runsCode).toBe(true);
+    expect(byId.get("exits_clean")).toMatchObject({ runsCode: false, params: { type: "object" }, example: {} });
+    expect(byId.get("schema_ok")!.aliasOf).toBe("json_schema");
+    expect("aliasOf" in byId.get("json_schema")!).toBe(false);
+    expect(byId.get("reconciles_total")!.params).toMatchObject({ properties: { tolerance: { default: 0.01 } } });
+  });
+
+  it("is a Map, so prototype names are not checks", () => {
+    expect(checkRegistry.get("constructor")).toBeUndefined();
+    expect(checkRegistry.size).toBe(17);
   });
 });
