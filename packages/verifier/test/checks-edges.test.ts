@@ -22,6 +22,10 @@ describe("exits_clean at its edges", () => {
     expect(run("exits_clean", {}, emptyCtx({ exitCode: -1 })).passed).toBe(false);
   });
 
+  it("shows a hidden check's pass in the same words", () => {
+    expect(run("exits_clean", {}, emptyCtx(), hidden).feedback).toBe("the script exited with code 0");
+  });
+
   it("says exactly what happened, and shows a hidden check the same words", () => {
     const o = run("exits_clean", {}, emptyCtx({ exitCode: 137, oomKilled: true, timedOut: true, stderr: "a\r\nlast one  \r\n" }), hidden);
     const text = "expected exit code 0 without timeout; found exit code 137, timed out (killed at the time limit), OOM-killed (ran out of memory); last stderr line: last one";
@@ -112,6 +116,13 @@ describe("reconciles_total at its edges", () => {
     expect(run("reconciles_total", { ...params, tolerance: 0.5 }, ctxWith({ v: { a: 1, b: 2 }, t: 2.5 })).passed).toBe(true);
     expect(run("reconciles_total", { ...params, tolerance: 0.5 }, ctxWith({ v: { a: 1, b: 2 }, t: 3.5625 })).passed).toBe(false);
     expect(run("reconciles_total", { ...params, tolerance: 0.5 }, ctxWith({ v: { a: 1, b: 2 }, t: 2.4375 })).passed).toBe(false);
+  });
+
+  it("a difference of exactly the tolerance plus the rounding allowance passes", () => {
+    // One value: the allowance is 2 ulps of 1 (2^-51), and (1 - 2^-51) + 2^-51 is exactly 1, the difference.
+    const tolerance = 1 - 2 ** -51;
+    expect(run("reconciles_total", { ...params, tolerance }, ctxWith({ v: { a: 1 }, t: 0 })).passed).toBe(true);
+    expect(run("reconciles_total", { ...params, tolerance: 1 - 2 ** -50 }, ctxWith({ v: { a: 1 }, t: 0 })).passed).toBe(false);
   });
 
   it("a total far below or far above the sum fails (the difference is absolute)", () => {
@@ -225,6 +236,11 @@ describe("json_schema at its edges", () => {
     const { $schema: _, ...plain } = s2019;
     expect(run("json_schema", { schema: plain }, ctxWith({ a: 1 })).message).toMatch(/^invalid params: schema: the JSON Schema does not compile: .*dependentRequired/);
     expect(run("json_schema", { schema: { ...plain, $schema: 7 } }, ctxWith({ a: 1 })).passed).toBe(false);
+  });
+
+  it("takes schemas holding null values", () => {
+    expect(run("json_schema", { schema: { enum: [null, 1] } }, ctxWith("null")).passed).toBe(true);
+    expect(run("json_schema", { schema: { const: null } }, ctxWith("0")).passed).toBe(false);
   });
 
   it("runs patterns through RE2, case flags included", () => {
