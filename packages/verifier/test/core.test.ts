@@ -360,3 +360,40 @@ describe("the catalogue", () => {
     expect(checkRegistry.size).toBe(17);
   });
 });
+
+describe("verifier-core survivors (issue 18)", () => {
+  it("an artifact path of exactly 512 characters is allowed, 513 is not", () => {
+    const at = (last: number) => ["a".repeat(128), "b".repeat(128), "c".repeat(128), "d".repeat(last)].join("/");
+    expect(at(125).length).toBe(512);
+    expect(isArtifactPath(at(125))).toBe(true);
+    expect(isArtifactPath(at(126))).toBe(false);
+  });
+
+  it("names what was returned, or that nothing was, and adds collection errors only when there are some", () => {
+    expect(findArtifact({ artifacts: [], artifactErrors: [] }, "a")).toEqual({ ok: false, message: 'artifact "a" was not returned (no artifacts were returned)' });
+    expect(findArtifact({ artifacts: [file("b", "")], artifactErrors: [] }, "a")).toEqual({ ok: false, message: 'artifact "a" was not returned (returned artifacts: "b")' });
+  });
+
+  it("finds a checker file by its own name only", () => {
+    expect(findCheckerFile({ checkerFiles: [file("other", "1")] }, "c").ok).toBe(false);
+  });
+
+  it("parseJsonFile and loadJson say which file failed and why", () => {
+    expect(parseJsonFile("f", Buffer.from([0xc3]))).toEqual({ ok: false, message: "f is not valid UTF-8 (1 bytes)" });
+    const broken = loadJson(ctxWith("{"), "result.json", { exact: false });
+    expect(broken.ok === false && broken.message).toMatch(/^artifact "result.json" is not valid JSON: /);
+  });
+
+  it("reads a document nested to the depth limit with plain numbers too", () => {
+    const deep = `${"[".repeat(256)}${"]".repeat(256)}`;
+    expect(loadJson(ctxWith(deep), "result.json").ok).toBe(true);
+    expect(loadJson(ctxWith(deep), "result.json", { exact: false }).ok).toBe(true);
+  });
+
+  it("joins nested param paths with dots and several issues with semicolons", () => {
+    const [nested] = runChecks([check("cases", { function: "f", cases: [{ args: [] }] })], emptyCtx());
+    expect(nested!.message).toBe("invalid params: cases.0.expected: required in call mode (null is a value)");
+    const [two] = runChecks([check("reconciles_total", {})], emptyCtx());
+    expect(two!.message).toBe("invalid params: values_path: required; total_path: required");
+  });
+});
