@@ -35,13 +35,19 @@ for (const t of targets) {
         vitest: { configFile: "mutation/vitest.config.ts", related: false },
         mutate: t.mutate,
         ignorers: [],
-        reporters: ["clear-text", "json"],
+        // Static mutants (module-level code: param schemas, constants) rerun every test of the target;
+        // a target may skip them when that makes the run too slow (see mutation/targets.ts).
+        ignoreStatic: t.ignoreStatic ?? false,
+        reporters: ["clear-text", "json", "progress-append-only"],
         clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
         jsonReporter: { fileName: report },
         concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
         coverageAnalysis: "perTest",
         timeoutMS: 20_000,
         dryRunTimeoutMinutes: 15,
+        // A rerun tests again only the mutants whose code or covering tests changed since the last run.
+        incremental: true,
+        incrementalFile: join(reports, `${t.name}.incremental.json`),
         tempDirName: ".stryker-tmp",
         cleanTempDir: "always",
         thresholds: { high: 95, low: t.threshold, break: null },
