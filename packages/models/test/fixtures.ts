@@ -17,7 +17,7 @@ export const plan: PlanOutput = {
   checks: [{ id: "file_exists", params: { path: "result.json" }, kind: "deterministic", description: "" }],
 };
 
-export const code = (source: string): GeneratedCode => ({ filename: "analysis.py", language: "python", source, notes: "" });
+export const code = (source: string): GeneratedCode => ({ filename: "analysis.py", language: "python", source, notes: "", files: [] });
 
 export const verdict = (verified: boolean): Inspection => ({
   verified,
