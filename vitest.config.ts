@@ -14,6 +14,11 @@ const EXCLUSIVE = [
   "tests/exploits/**/*.test.ts",
   "tests/e2e/tenant-limits.test.ts",
   "packages/webhooks/test/worker.test.ts",
+  // Failed once side by side in CI and never alone: the sweep test read a delivery's status before the
+  // worker recorded it (now waited for); the receipts test's webhook tape did not verify against the
+  // receipt (cause not found yet; its assertion now prints the problems).
+  "tests/e2e/receipts.test.ts",
+  "apps/runner/test/sweep.test.ts",
 ];
 
 const common = {

@@ -213,7 +213,7 @@ describe("the receipt of a verified goal", () => {
     const event = JSON.parse(receiver.received[0]!.body) as { type: string; data: GoalView };
     expect(event.type).toBe("goal.verified");
     expect(event.data.receipt).toEqual(receipt);
-    expect(verifyReceipt(event.data.receipt, keys, { tape: event.data.transitions }).ok).toBe(true);
+    expect(verifyReceipt(event.data.receipt, keys, { tape: event.data.transitions }).problems).toEqual([]);
   });
 });
 
