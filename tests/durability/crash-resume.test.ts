@@ -56,7 +56,12 @@ async function assertLikeReference(loop: Loop, id: string, ref: Reference, deadR
   const calls = await settledCalls(loop.prisma, id);
   expect(calls.count).toBe(ref.calls.count);
   expect(calls.byState).toEqual(ref.calls.byState);
-  expect([calls.tokensIn, calls.tokensOut]).toEqual([ref.calls.tokensIn, ref.calls.tokensOut]);
+  // Output tokens exactly. Input tokens within one per call: the scripted model estimates them from the
+  // prompt's length (~4 characters a token), and the inspect and refine prompts carry each run's measured
+  // duration ("exit code 0 after 87 ms"), whose digit count differs from run to run. A call billed twice
+  // would add its whole prompt (hundreds of tokens), far outside this.
+  expect(calls.tokensOut).toBe(ref.calls.tokensOut);
+  expect(Math.abs(calls.tokensIn - ref.calls.tokensIn), `${calls.tokensIn} tokens in, reference ${ref.calls.tokensIn}`).toBeLessThanOrEqual(ref.calls.count);
   // No reservation is left unsettled: what the goal is charged is what was answered, plus the calls a
   // crash cut off, each kept as possibly billed (issue 16.8).
   expect(calls.all.filter((c) => c.error?.startsWith("reserved"))).toEqual([]);
@@ -65,7 +70,8 @@ async function assertLikeReference(loop: Loop, id: string, ref: Reference, deadR
   expect(final.cost.possibly_billed_calls).toBe(possiblyBilled);
   expect(final.cost.model_calls).toBe(ref.goal.cost.model_calls + possiblyBilled);
   const abortedTokens = [aborted.reduce((n, c) => n + c.tokensIn, 0), aborted.reduce((n, c) => n + c.tokensOut, 0)];
-  expect([final.cost.tokens_in, final.cost.tokens_out]).toEqual([ref.goal.cost.tokens_in + abortedTokens[0]!, ref.goal.cost.tokens_out + abortedTokens[1]!]);
+  // The goal is charged exactly what its ledger holds: the settled calls and the aborted ones.
+  expect([final.cost.tokens_in, final.cost.tokens_out]).toEqual([calls.tokensIn + abortedTokens[0]!, calls.tokensOut + abortedTokens[1]!]);
 
   // The dead runner's containers are removed by the live runner's sweep once its heartbeat expired.
   const left = await waitUntil(`the containers of ${deadRunner} to be removed`, async () => ((await containersOf(deadRunner, undefined, { withIdle: true })).length === 0 ? "gone" : null), 15_000, 250);
