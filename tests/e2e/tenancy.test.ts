@@ -176,10 +176,13 @@ describe("POST /goals/:id/cancel", () => {
     await loop.waitForEnd(id, 60_000, ["execute"]);
     const docker = dockerClient();
     // The goal's program container, not the idle containers the runner's pool keeps ready.
-    const running = async () =>
+    const programs = async () =>
       (await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, `${RUNNER_LABEL}=${loop.prefix}`] } })).filter(
         (c) => sandboxPurpose(c) === "program",
-      ).length;
+      );
+    const running = async () => (await programs()).length;
+    // What is left, should a program container outlive the cancel: its name, state and age say which run it was.
+    const left = async () => JSON.stringify((await programs()).map((c) => ({ name: c.Names[0], state: c.State, status: c.Status, created: c.Created })));
     const deadline = Date.now() + 30_000;
     while ((await running()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await running()).toBe(1);
@@ -192,7 +195,7 @@ describe("POST /goals/:id/cancel", () => {
 
     const gone = Date.now() + 15_000;
     while ((await running()) > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
-    expect(await running()).toBe(0);
+    expect(await running(), await left()).toBe(0);
     // The abandoned execution's result is dropped: no later row, no execution recorded.
     await new Promise((r) => setTimeout(r, 1500));
     const after = await loop.get(id);

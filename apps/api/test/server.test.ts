@@ -16,7 +16,14 @@ describe("api server process", () => {
     const p = spawnTs("apps/api/src/server.ts", { PORT: String(port), DATABASE_URL, REDIS_URL, LOG_LEVEL: "info" });
     try {
       await p.waitFor(/Server listening/, 30_000);
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      // Listening comes first; ready follows once its Redis connection is up (a loaded machine showed
+      // "Stream isn't writeable" for the first request), so readiness is polled, within a bound.
+      const deadline = Date.now() + 15_000;
+      let res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      while (res.status !== 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      }
       const body = (await res.json()) as { missing: string[] };
       expect(body.missing, JSON.stringify(body)).toEqual([]);
       expect(res.status).toBe(200);

