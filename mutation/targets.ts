@@ -79,6 +79,15 @@ export const TARGETS: MutationTarget[] = [
     threshold: 90,
     // Its tests are quick, so its static mutants (the param schema, the harness, the exception names) run too.
   },
+  // issue 14's workspace goals: the command check, the JUnit reader it shares with test_suite, and the
+  // workspace archive reader and diff (all pure: the command's container run arrives as evidence).
+  {
+    name: "checks-workspace",
+    mutate: ["checks/command", "lib/junit", "workspace"].map((f) => `packages/verifier/src/${f}.ts`),
+    tests: ["command", "workspace", "test-suite"].map((f) => `packages/verifier/test/${f}.test.ts`),
+    threshold: 90,
+    ignoreStatic: true,
+  },
   { name: "schemas", mutate: ["packages/schemas/src/**/*.ts"], tests: ["packages/schemas/test/**/*.test.ts"], threshold: 90 },
   { name: "sign", mutate: ["packages/webhooks/src/sign.ts"], tests: ["packages/webhooks/test/sign.test.ts"], threshold: 90 },
   { name: "ssrf", mutate: ["packages/webhooks/src/ssrf.ts"], tests: ["packages/webhooks/test/ssrf.test.ts", "packages/webhooks/test/ssrf-edges.test.ts"], threshold: 90 },

@@ -50,7 +50,8 @@ for (const t of targets) {
         // A rerun tests again only the mutants whose code or covering tests changed since the last run.
         incremental: true,
         incrementalFile: join(reports, `${t.name}.incremental.json`),
-        tempDirName: ".stryker-tmp",
+        // One sandbox folder per target, so that two targets can run side by side.
+        tempDirName: join(".stryker-tmp", t.name),
         cleanTempDir: "always",
         thresholds: { high: 95, low: t.threshold, break: null },
       },
