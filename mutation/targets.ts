@@ -39,7 +39,7 @@ export const TARGETS: MutationTarget[] = [
   {
     name: "checks-json",
     mutate: ["packages/verifier/src/checks/json-matches.ts", "packages/verifier/src/checks/json-assert.ts", "packages/verifier/src/lib/json.ts"],
-    tests: ["packages/verifier/test/json-checks.test.ts", "packages/verifier/test/json-path.test.ts"],
+    tests: ["packages/verifier/test/json-checks.test.ts", "packages/verifier/test/json-path.test.ts", "packages/verifier/test/json-exact.test.ts"],
     threshold: 90,
     ignoreStatic: true,
   },

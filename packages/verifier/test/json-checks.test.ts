@@ -304,3 +304,67 @@ describe("json_assert", () => {
     expect(assert("/summary/rows", "gt", Number.NaN).message).toMatch(/^invalid params: value: /);
   });
 });
+
+describe("json checks: what mutation testing found untested (issue 18)", () => {
+  const assert = (params: Record<string, unknown>, doc: string, over: Partial<CheckSpec> = {}) => run("json_assert", params, ctxWith(doc), over);
+  const matches = (params: Record<string, unknown>, doc: string, over: Partial<CheckSpec> = {}) => run("json_matches", params, ctxWith(doc), over);
+
+  it("json_matches quotes only what a difference has: no expected for an extra key, no found for a missing one", () => {
+    const extra = matches({ expected: { a: 1 } }, '{"a":1,"b":2}');
+    expect(extra.message).toBe('"result.json" differs from the expected value (1 difference): /b: is an unexpected key, found 2');
+    expect(extra.findings).toStrictEqual([{ where: "/b: is an unexpected key", actual: "2" }]);
+    const missing = matches({ expected: { a: 1, b: 2 } }, '{"a":1}');
+    expect(missing.message).toBe('"result.json" differs from the expected value (1 difference): (the whole value): lacks an expected key - expected {"b":2}');
+    expect(missing.findings).toStrictEqual([{ where: "(the whole value): lacks an expected key", expected: '{"b":2}' }]);
+  });
+
+  it("json_matches tells a hidden check's pass in its public message too", () => {
+    expect(matches({ expected: { a: 1 } }, '{"a":1}', { hidden: true }).feedback).toBe('"result.json" matches the expected value');
+  });
+
+  it("json_assert accepts a one-point range in between and len", () => {
+    expect(assert({ pointer: "/a", op: "between", value: [1, 1] }, '{"a":1}').passed).toBe(true);
+    expect(assert({ pointer: "/a", op: "between", value: [1, 1] }, '{"a":1.5}').passed).toBe(false);
+    expect(assert({ pointer: "/a", op: "len", value: [2, 2] }, '{"a":[1,2]}').passed).toBe(true);
+    expect(assert({ pointer: "/a", op: "len", value: [2, 2] }, '{"a":[1]}').passed).toBe(false);
+    expect(assert({ pointer: "/a", op: "between", value: [2, 1] }, '{"a":1}').message).toMatch(/^invalid params: value: \[min, max\] with min <= max/);
+  });
+
+  it("json_assert refuses a pattern RE2 cannot compile when the goal is read, saying why", () => {
+    expect(assert({ pointer: "/a", op: "regex", value: "(a)\\1" }, '{"a":"aa"}').message).toMatch(/^invalid params: value: pattern "\(a\)\\\\1" is not a valid RE2 regular expression/);
+  });
+
+  it("json_assert's eq and in compare arrays in order", () => {
+    expect(assert({ pointer: "/a", op: "eq", value: [1, 2] }, '{"a":[2,1]}').passed).toBe(false);
+    expect(assert({ pointer: "/a", op: "eq", value: [1, 2] }, '{"a":[1,2]}').passed).toBe(true);
+    expect(assert({ pointer: "/a", op: "in", value: [[1, 2]] }, '{"a":[2,1]}').passed).toBe(false);
+    expect(assert({ pointer: "/a", op: "in", value: [[1, 2]] }, '{"a":[1,2]}').passed).toBe(true);
+  });
+
+  it("json_assert's type integer is only for integers: an integer is not a string or a boolean", () => {
+    for (const type of ["string", "boolean", "array", "object", "null"]) expect(assert({ pointer: "/a", op: "type", value: type }, '{"a":5}').passed, type).toBe(false);
+    expect(assert({ pointer: "/a", op: "type", value: "integer" }, '{"a":5}').passed).toBe(true);
+    expect(assert({ pointer: "/a", op: "type", value: "number" }, '{"a":5}').passed).toBe(true);
+    expect(assert({ pointer: "/a", op: "type", value: "integer" }, '{"a":9007199254740993}').passed).toBe(true);
+    expect(assert({ pointer: "/a", op: "type", value: "integer" }, '{"a":"5"}').passed).toBe(false);
+  });
+
+  it("json_assert's public message names the operator, or why the value cannot be compared", () => {
+    expect(assert({ pointer: "/a", op: "eq", value: 2 }, '{"a":1}', { hidden: true }).feedback).toBe('/a of "result.json" is a number (1); it fails eq\n  - /a | got: 1');
+    expect(assert({ pointer: "/a", op: "between", value: [0, 1] }, '{"a":"x"}', { hidden: true }).feedback).toMatch(/^\/a of "result.json" is a string \("x"\); it is not a finite number\n/);
+    expect(assert({ pointer: "/a", op: "lt", value: 1 }, '{"a":"x"}', { hidden: true }).feedback).toMatch(/; it is not a finite number\n/);
+  });
+
+  it("json_assert's exists says why a value is missing, and nothing more when it is there", () => {
+    expect(assert({ pointer: "/b", op: "exists" }, '{"a":1}').message).toMatch(/^\/b of "result.json" does not exist: .+/);
+    expect(assert({ pointer: "/a", op: "exists", value: false }, '{"a":1}').message).toBe('/a of "result.json" exists but should not');
+  });
+});
+
+describe("json_assert exists, hidden", () => {
+  it("tells only whether the value exists", () => {
+    const a = (params: Record<string, unknown>, doc: string) => run("json_assert", params, ctxWith(doc), { hidden: true });
+    expect(a({ pointer: "/b", op: "exists" }, '{"a":1}').feedback).toBe('/b of "result.json": exists is false');
+    expect(a({ pointer: "/a", op: "exists", value: false }, '{"a":1}').feedback).toBe('/a of "result.json": exists is true');
+  });
+});

@@ -29,6 +29,7 @@ const byOp = {
   type: z.enum(TYPES),
   regex: z.string().superRefine((s, ctx) => {
     const c = compilePattern(s);
+    // Stryker disable next-line StringLiteral: equivalent, an issue's code is never shown, only its path and message
     if (!c.ok) ctx.addIssue({ code: "custom", message: c.message });
   }),
 } satisfies Record<(typeof OPS)[number], z.ZodType>;
@@ -43,29 +44,28 @@ const params = z
   })
   .superRefine((p, ctx) => {
     if (p.value === undefined && p.op !== "exists") {
+      // Stryker disable next-line StringLiteral: equivalent, an issue's code is never shown, only its path and message
       ctx.addIssue({ code: "custom", path: ["value"], message: `required for op "${p.op}"` });
       return;
     }
     const r = byOp[p.op].safeParse(p.value);
+    // Stryker disable next-line StringLiteral: equivalent, an issue's code is never shown, only its path and message
     if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: "custom", path: ["value", ...i.path.map(String)], message: i.message });
   })
   .transform((p) => ({ ...p, value: byOp[p.op].parse(p.value) }));
 
 function num(v: unknown): number | bigint | null {
-  if (typeof v === "number" && Number.isFinite(v)) return v;
+  if (Number.isFinite(v)) return v as number;
   if (typeof v === "bigint") return v;
   return null;
 }
 
-/** The sign of a - b, exactly: an integer beyond 2^53 is never rounded to a double to be compared. */
+/**
+ * The sign of a - b, exactly: an integer beyond 2^53 is never rounded to a double to be compared
+ * (JavaScript compares a bigint with a number by their exact values).
+ */
 export function compareExact(a: number | bigint, b: number): number {
-  if (typeof a === "number") return a < b ? -1 : a > b ? 1 : 0;
-  if (Number.isInteger(b)) {
-    const e = BigInt(b);
-    return a < e ? -1 : a > e ? 1 : 0;
-  }
-  // b lies strictly between two integers: a is below it exactly when a <= floor(b).
-  return a <= BigInt(Math.floor(b)) ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export const jsonAssert = defineCheck({
@@ -82,7 +82,8 @@ export const jsonAssert = defineCheck({
     if (p.op === "exists") {
       const want = p.value as boolean;
       if (got.ok === want) return { passed: true, message: `${at} ${want ? "exists" : "does not exist"}` };
-      return { passed: false, message: want ? `${at} does not exist: ${got.ok ? "" : got.message}` : `${at} exists but should not`, publicMessage: `${at}: exists is ${got.ok}` };
+      if (!got.ok) return { passed: false, message: `${at} does not exist: ${got.message}`, publicMessage: `${at}: exists is false` };
+      return { passed: false, message: `${at} exists but should not`, publicMessage: `${at}: exists is true` };
     }
     if (!got.ok) return { passed: false, message: `in "${p.artifact}", ${got.message}` };
     const actual = got.value;
@@ -132,13 +133,14 @@ export const jsonAssert = defineCheck({
       }
       case "type": {
         const kind = kindOf(actual);
-        const isInt = (typeof actual === "number" && Number.isInteger(actual)) || typeof actual === "bigint";
+        const isInt = Number.isInteger(actual) || typeof actual === "bigint";
         const ok = value === kind || (value === "integer" && isInt);
         return ok ? pass(`is of type ${String(value)}`) : failed(`expected type ${String(value)}`);
       }
       case "regex": {
         if (typeof actual !== "string") return failed(`expected a string matching ${preview(value)}`, "is not a string");
         const c = compilePattern(value as string);
+        // Stryker disable next-line all: unreachable, the params refuse a pattern that does not compile
         if (!c.ok) return { passed: false, message: c.message };
         return c.pattern.test(actual) ? pass(`matches ${preview(value)}`) : failed(`expected a match of ${preview(value)}`);
       }

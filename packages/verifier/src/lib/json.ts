@@ -19,7 +19,8 @@ export function parseJsonExact(text: string, maxDepth = MAX_JSON_DEPTH): Parsed 
   const where = (at: number) => {
     let line = 1;
     let col = 1;
-    for (let k = 0; k < at && k < n; k++) {
+    // No failure is reported past the end: at <= n.
+    for (let k = 0; k < at; k++) {
       if (text.charCodeAt(k) === 10) {
         line++;
         col = 1;
@@ -44,6 +45,7 @@ export function parseJsonExact(text: string, maxDepth = MAX_JSON_DEPTH): Parsed 
     let out = "";
     let start = i;
     for (;;) {
+      // Stryker disable next-line EqualityOperator: equivalent, one past the end reads NaN (no quote), fails there, and is reported at the same column
       if (i >= n) fail("unterminated string");
       const c = text.charCodeAt(i);
       if (c === 0x22) {
@@ -117,28 +119,29 @@ export function parseJsonExact(text: string, maxDepth = MAX_JSON_DEPTH): Parsed 
   const parseValue = (depth: number): Json => {
     ws();
     if (i >= n) fail("unexpected end of input");
-    const c = text[i];
+    const c = text[i]!;
     if (c === "{" || c === "[") {
       if (depth >= maxDepth) fail(`nested deeper than ${maxDepth} levels`);
       return c === "{" ? parseObject(depth + 1) : parseArray(depth + 1);
     }
     if (c === '"') return parseString();
-    if (c === "t" && text.startsWith("true", i)) {
+    if (text.startsWith("true", i)) {
       i += 4;
       return true;
     }
-    if (c === "f" && text.startsWith("false", i)) {
+    if (text.startsWith("false", i)) {
       i += 5;
       return false;
     }
-    if (c === "n" && text.startsWith("null", i)) {
+    if (text.startsWith("null", i)) {
       i += 4;
       return null;
     }
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return parseNumber();
+    // Before numbers, or "-Infinity" would be called an invalid number.
     if (text.startsWith("NaN", i) || text.startsWith("Infinity", i) || text.startsWith("-Infinity", i)) {
       fail("NaN or Infinity is not JSON (Python's json.dump writes them unless allow_nan=False)");
     }
+    if (c === "-" || (c >= "0" && c <= "9")) return parseNumber();
     return fail(`unexpected character ${JSON.stringify(c)}`);
   };
 
@@ -232,6 +235,7 @@ export function jsonDepth(value: unknown, limit = Infinity): number {
     const [v, d] = stack.pop()!;
     if (v === null || typeof v !== "object") continue;
     const depth = d + 1;
+    // Stryker disable next-line EqualityOperator: equivalent, >= assigns the same value
     if (depth > max) max = depth;
     if (max > limit) return max;
     for (const child of Object.values(v)) stack.push([child, depth]);
