@@ -171,6 +171,13 @@ describe("GET /goals", () => {
 
 describe("POST /goals/:id/cancel", () => {
   it("stops a running goal: cancelled on the tape, its container killed, nothing after", async () => {
+    // The goals the tests above submitted and left running have program containers of this runner too:
+    // they end first, so that the only program container counted below is this goal's.
+    const settled = ["verified", "failed", "cancelled", "errored", "awaiting_approval"];
+    const busy = () => loop.prisma.goal.findMany({ where: { tenant: { name: { startsWith: loop.prefix } }, state: { notIn: settled } }, select: { id: true, state: true } });
+    const drained = Date.now() + 180_000;
+    while ((await busy()).length > 0 && Date.now() < drained) await new Promise((r) => setTimeout(r, 250));
+    expect(await busy(), "goals of earlier tests still running").toEqual([]);
     const slow = program("import time\ntime.sleep(60)\n");
     const id = await submit(scriptedGoal({ generate: slow }, { execution_timeout_seconds: 120 }));
     await loop.waitForEnd(id, 60_000, ["execute"]);
@@ -205,7 +212,7 @@ describe("POST /goals/:id/cancel", () => {
     const again = await loop.request("POST", `/goals/${id}/cancel`);
     expect(again.status).toBe(409);
     expect((again.body.error as { code: string }).code).toBe("LS_ERR_GOAL_STATE");
-  });
+  }, 300_000);
 
   it("a finished goal cannot be cancelled", async () => {
     const done = await loop.run(demoGoal());
