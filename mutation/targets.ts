@@ -54,7 +54,7 @@ export const TARGETS: MutationTarget[] = [
   {
     name: "checks-csv-matches",
     mutate: ["checks/csv-matches", "lib/numbers"].map((f) => `packages/verifier/src/${f}.ts`),
-    tests: ["csv-matches", "bench-findings"].map((f) => `packages/verifier/test/${f}.test.ts`),
+    tests: ["csv-matches", "bench-findings", "numbers"].map((f) => `packages/verifier/test/${f}.test.ts`),
     threshold: 90,
     ignoreStatic: true,
   },
