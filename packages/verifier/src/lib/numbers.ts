@@ -47,7 +47,7 @@ export function numbersClose(actual: Num, expected: Num, tol: Tolerance): boolea
     const e = exactInteger(expected);
     return a !== null && e !== null && a === e;
   }
-  if (actual.kind === "int" && expected.kind === "int" && actual.value === expected.value) return true;
+  // Both sides are doubles exactly here (safe integers or floats).
   return floatsClose(Number(actual.value), Number(expected.value), tol);
 }
 
