@@ -386,7 +386,9 @@ describe("csv_matches: bounds", () => {
     expect(wheres.some((n) => n.includes("no expected row"))).toBe(true);
   });
 
-  it("compares 100,000 rows x 10 columns in every row order (timed in bench/checks.ts)", () => {
+  // Not in mutation runs (npm run mutate sets MUTATE_TESTS): instrumented for coverage it takes minutes and
+  // times out there; it is a size bound, run by npm test and timed by bench/checks.ts.
+  it.skipIf(process.env.MUTATE_TESTS !== undefined)("compares 100,000 rows x 10 columns in every row order (timed in bench/checks.ts)", () => {
     const header = Array.from({ length: 10 }, (_, j) => `c${j}`);
     const rows = Array.from({ length: 100_000 }, (_, i) => header.map((_, j) => (j === 0 ? String(i) : j % 3 === 0 ? `name-${i}-${j}` : String((i * 7 + j) / 8))));
     const expected = table(rows, header);
