@@ -68,7 +68,7 @@ export const TARGETS: MutationTarget[] = [
   {
     name: "checks-csv-lib",
     mutate: ["lib/csv", "lib/values"].map((f) => `packages/verifier/src/${f}.ts`),
-    tests: ["csv", "csv-matches", "json-checks"].map((f) => `packages/verifier/test/${f}.test.ts`),
+    tests: ["csv", "csv-matches", "json-checks", "values"].map((f) => `packages/verifier/test/${f}.test.ts`),
     threshold: 90,
     ignoreStatic: true,
   },
