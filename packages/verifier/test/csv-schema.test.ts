@@ -301,6 +301,10 @@ describe("csv_schema: bounds, both sides", () => {
     for (const bad of ["-1", "101"]) expect(column([bad], { between: [0, 100] }).passed, bad).toBe(false);
     expect(column(["1", "10", "0.5", "10.5"], { between: [0.5, 10.5] }).passed).toBe(true);
     for (const bad of ["0", "11", "0.4", "10.6"]) expect(column([bad], { between: [0.5, 10.5] }).passed, bad).toBe(false);
+    // A decimal cell against integer bounds, and a decimal past 2^53 against 2^53.
+    expect(column(["0.5", "99.5", "1e2"], { between: [0, 100] }).passed).toBe(true);
+    for (const bad of ["-0.5", "100.5", "1.5e2"]) expect(column([bad], { between: [0, 100] }).passed, bad).toBe(false);
+    expect(column(["9007199254740994.0"], { between: [0, 9007199254740992] }).passed).toBe(false);
     expect(column(["5", "5.0"], { between: [5, 5] }).passed).toBe(true);
     expect(column(["4"], { between: [5, 5] }).passed).toBe(false);
   });
@@ -358,6 +362,7 @@ describe("csv_schema: exact findings and notes", () => {
     expect(msg(["ok", "a"])).toBe('artifact "out.csv" fails its schema: 1 problem in 2 rows: column "v": in_set fails in 1 row (row 2 "a")');
     expect(msg(["a", "b"])).toBe('artifact "out.csv" fails its schema: 2 problems in 2 rows: column "v": in_set fails in 2 rows (row 1 "a", row 2 "b")');
     expect(msg(["a", "b", "c"])).toBe('artifact "out.csv" fails its schema: 3 problems in 3 rows: column "v": in_set fails in 3 rows (row 1 "a", row 2 "b", …)');
+    expect(column(["1", "5"], { between: [0, 1] }).message).toBe('artifact "out.csv" fails its schema: 1 problem in 2 rows: column "v": between fails in 1 row (row 2 "5")');
     for (const [rule, name] of [
       [{ between: [0, 1] }, "between"],
       [{ regex: "ok" }, "regex"],

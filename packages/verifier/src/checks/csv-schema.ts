@@ -136,9 +136,12 @@ function typeProblem(type: NonNullable<Rule["type"]>, cell: string): string | nu
   }
 }
 
-/** Exact comparison of a parsed number with a bound: integers as bigints, so 2^53 + 1 is not 2^53. */
+/**
+ * Exact comparison of a parsed number with a bound: an integer bound as a bigint, so 2^53 + 1 is not 2^53
+ * (JavaScript compares a bigint with a bigint or a double exactly).
+ */
 function compareToBound(n: Num, bound: number): number {
-  if (n.kind === "int" && Number.isInteger(bound)) {
+  if (Number.isInteger(bound)) {
     const b = BigInt(bound);
     return n.value < b ? -1 : n.value > b ? 1 : 0;
   }
@@ -335,9 +338,10 @@ function checkColumn(
 }
 
 function describeGroup(g: Group): string {
+  // In the groups that list examples, a finding has an actual cell exactly when it names a row.
   const examples = g.findings
     .slice(0, EXAMPLES_PER_GROUP)
-    .map((f) => (f.actual !== undefined && f.where.startsWith("row ") ? `${f.where.split(",")[0]} ${preview(f.actual)}` : (f.note ?? f.where)))
+    .map((f) => (f.actual !== undefined ? `${f.where.split(",")[0]} ${preview(f.actual)}` : (f.note ?? f.where)))
     .join(", ");
   const subject = g.column === "" ? "" : `column ${quoteName(g.column)}: `;
   if (g.rule === "rows" || g.rule === "order" || g.rule === "required" || g.rule === "extra" || g.rule === "column" || g.rule === "all null") {
