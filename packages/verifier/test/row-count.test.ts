@@ -132,3 +132,60 @@ describe("row_count: params", () => {
     expect(rowCount.params.safeParse(rowCount.example).success).toBe(true);
   });
 });
+
+// Issue 18: the survivors of the mutation run, killed on behaviour.
+describe("row_count: exact messages and params", () => {
+  const input = file("sales.csv", rows(300, "region,amount"));
+
+  it("min only, max only, a one-point range: the exact messages; no findings on a pass", () => {
+    const pass = count(rows(10), { min: 10 });
+    expect(pass).toEqual({ passed: true, message: 'artifact "clean.csv" has 10 data rows, at least 10', publicMessage: 'artifact "clean.csv" has 10 data rows, at least 10' });
+    expect("findings" in pass).toBe(false);
+    expect(count(rows(9), { min: 10 }).message).toBe('artifact "clean.csv" has 9 data rows, expected at least 10: 1 fewer than the minimum 10');
+    expect(count(rows(6), { min: 3, max: 5 }).message).toBe('artifact "clean.csv" has 6 data rows, expected between 3 and 5: 1 more than the maximum 5');
+    expect(count(rows(7), { max: 5 })).toMatchObject({ passed: false, message: 'artifact "clean.csv" has 7 data rows, expected between 1 (the default minimum) and 5: 2 more than the maximum 5' });
+    expect(count(rows(4), { min: 4, max: 4 })).toMatchObject({ passed: true, message: 'artifact "clean.csv" has 4 data rows, between 4 and 4' });
+    expect(count(rows(0), { min: 0, max: 0 }).passed).toBe(true);
+    expect(count(rows(1), { min: 0, max: 0 }).passed).toBe(false);
+    expect("findings" in count(rows(3), { equals: 3 })).toBe(false);
+  });
+
+  it("equals_input: the tolerance in the messages, the hint only for fewer rows", () => {
+    const t = { equals_input: "sales.csv", tolerance_rows: 2 };
+    expect(count(rows(298), t, [input]).message).toBe('artifact "clean.csv" has 298 data rows; input file "sales.csv" has 300 (within 2 rows)');
+    expect(count(rows(303), t, [input]).message).toBe('artifact "clean.csv" has 303 data rows, expected as many as input file "sales.csv" (300) (within 2 rows): 3 rows more');
+    expect(count(rows(301), { equals_input: "sales.csv", tolerance_rows: 1 }, [input]).message).toBe('artifact "clean.csv" has 301 data rows; input file "sales.csv" has 300 (within 1 row)');
+    const more = count(rows(301), { equals_input: "sales.csv" }, [input]);
+    expect(more.message).toBe('artifact "clean.csv" has 301 data rows, expected as many as input file "sales.csv" (300): 1 row more');
+    expect(more.findings).toEqual([{ where: "row count", actual: "301", expected: "300", note: "1 row more; tolerance 0" }]);
+  });
+
+  it("an input with no data rows fails the check", () => {
+    expect(count(rows(0), { equals_input: "empty.csv" }, [file("empty.csv", "region,amount\n")]).passed).toBe(false);
+  });
+
+  it("reads the artifact with delimiter, and the input with input_delimiter, else delimiter", () => {
+    // Read with ",", this artifact's second line has two fields under a one-field header.
+    expect(count("a;b\n1,5;2\n3;4\n", { equals: 2, delimiter: ";" }).passed).toBe(true);
+    // A quoted line break is one record with ";" and two lines with "," (where the quote is stray).
+    const quoted = file("q.csv", 'h1;h2\n1;"x\ny"\n');
+    expect(count("a;b\n1;2\n", { equals_input: "q.csv", delimiter: ";" }, [quoted]).passed).toBe(true);
+    expect(count("a,b\n1,2\n", { equals_input: "q.csv", input_delimiter: ";" }, [quoted]).passed).toBe(true);
+    expect(count("a,b\n1,2\n", { equals_input: "q.csv" }, [quoted]).passed).toBe(false);
+  });
+
+  it("takes an input whose header names a column twice", () => {
+    expect(count(rows(1), { equals_input: "dup.csv" }, [file("dup.csv", "a,a\n1,2\n")]).passed).toBe(true);
+  });
+
+  it("names each param issue with its code and path", () => {
+    const issues = (params: Record<string, unknown>) =>
+      rowCount.params.safeParse({ artifact: "clean.csv", ...params }).error?.issues.map((i) => ({ code: i.code, path: i.path, message: i.message }));
+    expect(issues({})).toEqual([{ code: "custom", path: [], message: "give exactly one of: equals, min and/or max, equals_input" }]);
+    expect(issues({ min: 5, max: 4 })).toEqual([{ code: "custom", path: ["min"], message: "min 5 is greater than max 4" }]);
+    expect(issues({ max: 0 })).toEqual([{ code: "custom", path: ["max"], message: "max 0 with the default min 1 can never pass; for an empty table say equals: 0" }]);
+    expect(issues({ equals: 3, tolerance_rows: 1 })).toEqual([{ code: "custom", path: ["tolerance_rows"], message: "only used with equals_input" }]);
+    expect(issues({ equals: 3, input_delimiter: ";" })).toEqual([{ code: "custom", path: ["input_delimiter"], message: "only used with equals_input" }]);
+    for (const ok of [{ min: 4, max: 4 }, { min: 0, max: 0 }, { min: 7 }, { max: 1 }]) expect(issues(ok), JSON.stringify(ok)).toBeUndefined();
+  });
+});

@@ -23,7 +23,7 @@ const params = z
   .superRefine((p, ctx) => {
     const modes = [p.equals !== undefined, p.min !== undefined || p.max !== undefined, p.equals_input !== undefined].filter(Boolean).length;
     if (modes !== 1) ctx.addIssue({ code: "custom", message: "give exactly one of: equals, min and/or max, equals_input" });
-    if (p.min !== undefined && p.max !== undefined && p.min > p.max) ctx.addIssue({ code: "custom", path: ["min"], message: `min ${p.min} is greater than max ${p.max}` });
+    if ((p.min ?? 0) > (p.max ?? Infinity)) ctx.addIssue({ code: "custom", path: ["min"], message: `min ${p.min} is greater than max ${p.max}` });
     if (p.min === undefined && p.max === 0) ctx.addIssue({ code: "custom", path: ["max"], message: "max 0 with the default min 1 can never pass; for an empty table say equals: 0" });
     if (p.equals_input === undefined && p.tolerance_rows !== undefined) ctx.addIssue({ code: "custom", path: ["tolerance_rows"], message: "only used with equals_input" });
     if (p.equals_input === undefined && p.input_delimiter !== undefined) ctx.addIssue({ code: "custom", path: ["input_delimiter"], message: "only used with equals_input" });
@@ -59,6 +59,7 @@ export const rowCount = defineCheck({
       if (Math.abs(rows - want) <= tolerance) return publicResult(true, `${has}; input file ${name} has ${want}${allowed}`);
       return publicResult(
         false,
+        // Stryker disable next-line EqualityOperator: equivalent, rows equal to want pass above (tolerance >= 0)
         `${has}, expected as many as input file ${name} (${want})${allowed}: ${difference(rows, want)}${rows < want ? "; were rows dropped (a filter, a dropna, a failed parse)?" : ""}`,
         finding(String(want), `${difference(rows, want)}; tolerance ${tolerance}`),
       );
@@ -67,12 +68,14 @@ export const rowCount = defineCheck({
     const min = p.min ?? 1;
     const range = p.max === undefined ? `at least ${min}` : `between ${min}${p.min === undefined ? " (the default minimum)" : ""} and ${p.max}`;
     if (rows >= min && (p.max === undefined || rows <= p.max)) return publicResult(true, `${has}, ${range}`);
+    // Stryker disable next-line EqualityOperator: equivalent, rows equal to min fail only above max, and the schema refuses min > max
     const note = rows < min ? `${min - rows} fewer than the minimum ${min}` : `${rows - (p.max ?? 0)} more than the maximum ${p.max}`;
     return publicResult(false, `${has}, expected ${range}: ${note}`, finding(range, note));
   },
 });
 
 function difference(actual: number, expected: number): string {
+  // Stryker disable next-line EqualityOperator: equivalent, only called with actual !== expected
   return actual < expected ? `${plural(expected - actual, "row")} fewer` : `${plural(actual - expected, "row")} more`;
 }
 
