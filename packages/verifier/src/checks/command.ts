@@ -44,7 +44,8 @@ function runnerConfig(run: Preset, path: string): boolean {
   const base = path.split("/").at(-1) ?? "";
   if (run === "pytest") return ["conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"].includes(base) || path.startsWith("sitecustomize") || base === "usercustomize.py";
   if (run === "exec") return false;
-  return base === "package.json" || base === ".npmrc" || /^tsconfig.*\.json$/.test(base) || path === "node_modules" || path.startsWith("node_modules/");
+  // node_modules at any depth: Node resolves a test's imports from the nearest one up its directory tree.
+  return base === "package.json" || base === ".npmrc" || /^tsconfig.*\.json$/.test(base) || path.split("/").includes("node_modules");
 }
 
 const isTestRunner = (run: Preset) => run === "node_test" || run === "npm_test" || run === "pytest";

@@ -44,9 +44,14 @@ interface Suite {
 function walk(suite: Suite, path: string[], cases: TestCase[], depth: number): void {
   if (depth > 32) return;
   for (const tc of suite.testcase ?? []) {
-    const first = (k: string) => (tc[k] as Record<string, unknown>[] | undefined)?.[0];
+    // An element with neither attributes nor children parses as its text ("" when empty, which is falsy):
+    // it is there all the same, so presence is `!== undefined`, and a bare text is its message.
+    const first = (k: string): Record<string, unknown> | undefined => {
+      const el = (tc[k] as unknown[] | undefined)?.[0];
+      return el === undefined ? undefined : typeof el === "object" && el !== null ? (el as Record<string, unknown>) : { "#text": String(el) };
+    };
     const f = first("failure") ?? first("error");
-    const outcome: TestCase["outcome"] = first("failure") ? "failed" : first("error") ? "error" : first("skipped") ? "skipped" : "passed";
+    const outcome: TestCase["outcome"] = first("failure") !== undefined ? "failed" : first("error") !== undefined ? "error" : first("skipped") !== undefined ? "skipped" : "passed";
     const detail = f ?? first("skipped");
     const message = detail ? [detail.message, detail["#text"]].filter((x): x is string => typeof x === "string" && x !== "").map(decodeCharRefs).join("\n") : undefined;
     // pytest names the exception on the report's last line ("tests/test_x.py:4: AssertionError").
