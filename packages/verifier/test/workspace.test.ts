@@ -481,3 +481,173 @@ describe("attempts: placing and locking", () => {
     expect(text(twice.files)["z.ts"]).toBe("other");
   });
 });
+
+describe("the unified diff, checked as a whole", () => {
+  type Line = { text: string; eol: boolean };
+  const split = (s: string): Line[] => {
+    if (s === "") return [];
+    const parts = s.split("\n");
+    const eolAtEnd = parts.at(-1) === "";
+    if (eolAtEnd) parts.pop();
+    return parts.map((text, i) => ({ text, eol: eolAtEnd || i < parts.length - 1 }));
+  };
+  const join = (ls: Line[]) => ls.map((l) => `${l.text}${l.eol ? "\n" : ""}`).join("");
+  const same = (x: Line, y: Line) => x.text === y.text && x.eol === y.eol;
+  function lcs(a: Line[], b: Line[]): number {
+    const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+    for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) t[i]![j] = same(a[i]!, b[j]!) ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+    return t[0]![0]!;
+  }
+
+  /** Applies a one-file patch strictly (every context and removed line must match where the header says), checking the hunks' shape. */
+  function apply(before: string | null, patch: string): { after: string; changes: number; hunks: number } {
+    const rows = patch.split("\n");
+    expect(rows[0]).toBe(before === null ? "--- /dev/null" : "--- a/f");
+    expect(rows[1]).toBe("+++ b/f");
+    expect(rows.at(-1)).toBe("");
+    const src = split(before ?? "");
+    const out: Line[] = [];
+    let pos = 0;
+    let i = 2;
+    let changes = 0;
+    let hunks = 0;
+    while (i < rows.length - 1) {
+      const m = /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/.exec(rows[i]!);
+      expect(m, rows[i]).not.toBeNull();
+      const [aS, aL, bS, bL] = m!.slice(1).map(Number) as [number, number, number, number];
+      const a0 = aL === 0 ? aS : aS - 1;
+      const b0 = bL === 0 ? bS : bS - 1;
+      // Hunks are apart (at least one line between their contexts) and in order.
+      expect(a0).toBeGreaterThanOrEqual(hunks === 0 ? 0 : pos + 1);
+      out.push(...src.slice(pos, a0));
+      pos = a0;
+      expect(out.length).toBe(b0);
+      i++;
+      const ops: string[] = [];
+      let [ac, bc] = [0, 0];
+      while (i < rows.length - 1 && !rows[i]!.startsWith("@@")) {
+        const row = rows[i]!;
+        const noEol = rows[i + 1] === "\\ No newline at end of file";
+        const line = { text: row.slice(1), eol: !noEol };
+        const op = row[0]!;
+        if (op !== " " && op !== "-" && op !== "+") throw new Error(`not a diff line: ${JSON.stringify(row)}`);
+        if (op !== "+") {
+          const was = src[pos];
+          if (!was || !same(was, line)) throw new Error(`line ${pos} of before is ${JSON.stringify(was)}, the patch says ${JSON.stringify(line)}`);
+          pos++;
+          ac++;
+        }
+        if (op !== "-") {
+          out.push(line);
+          bc++;
+        }
+        ops.push(op);
+        i += noEol ? 2 : 1;
+      }
+      expect([ac, bc]).toEqual([aL, bL]);
+      // Three lines of context on each side (fewer only at the file's ends), at most six between changes.
+      const lead = ops.findIndex((op) => op !== " ");
+      const trail = [...ops].reverse().findIndex((op) => op !== " ");
+      expect(lead).toBeGreaterThanOrEqual(0);
+      expect(lead === 3 || a0 === 0).toBe(true);
+      expect(lead).toBeLessThanOrEqual(3);
+      expect(trail === 3 || pos === src.length).toBe(true);
+      expect(trail).toBeLessThanOrEqual(3);
+      const gaps = ops.slice(lead, ops.length - trail).join("").split(/[-+]+/);
+      for (const g of gaps) expect(g.length).toBeLessThanOrEqual(6);
+      changes += ops.filter((op) => op !== " ").length;
+      hunks++;
+    }
+    out.push(...src.slice(pos));
+    return { after: join(out), changes, hunks };
+  }
+
+  function random(seed: number) {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it("turns before into after with a shortest edit script, in well-formed hunks (300 random pairs)", () => {
+    const rnd = random(18);
+    const words = ["a", "b", "c", "", "d"];
+    const textOf = (n: number, eol: boolean) => {
+      const ls = Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]!);
+      const t = ls.join("\n");
+      return n > 0 && eol ? `${t}\n` : t;
+    };
+    for (let k = 0; k < 300; k++) {
+      const before = textOf(Math.floor(rnd() * 30), rnd() < 0.8);
+      // After: before edited in a few places, or something unrelated.
+      let after: string;
+      if (rnd() < 0.3) after = textOf(Math.floor(rnd() * 30), rnd() < 0.8);
+      else {
+        const ls = split(before).map((l) => l.text);
+        for (let e = Math.floor(rnd() * 4); e > 0; e--) {
+          const at = Math.floor(rnd() * (ls.length + 1));
+          const r = rnd();
+          if (r < 0.33) ls.splice(at, 1);
+          else if (r < 0.66) ls.splice(at, 0, words[Math.floor(rnd() * words.length)]!);
+          else ls[at] = "changed";
+        }
+        after = ls.length === 0 ? "" : `${ls.join("\n")}${rnd() < 0.8 ? "\n" : ""}`;
+      }
+      const d = unifiedDiff("f", before, after);
+      if (before === after) {
+        expect(d).toBe("");
+        continue;
+      }
+      const res = apply(before, d);
+      expect(res.after, JSON.stringify({ before, after, d })).toBe(after);
+      const [a, b] = [split(before), split(after)];
+      expect(res.changes, JSON.stringify({ before, after, d })).toBe(a.length + b.length - 2 * lcs(a, b));
+    }
+  });
+
+  it("a new file, an emptied file, a line that lost or gained its newline", () => {
+    expect(unifiedDiff("f", null, "x\ny\n")).toBe("--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n");
+    expect(apply(null, unifiedDiff("f", null, "x\ny")).after).toBe("x\ny");
+    expect(unifiedDiff("f", "x\ny\n", "")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+    expect(unifiedDiff("f", "x\ny\n", "x\ny")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n+y\n\\ No newline at end of file\n");
+    expect(unifiedDiff("f", "x\ny", "x\ny\n")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n");
+    expect(unifiedDiff("f", "", "")).toBe("");
+    expect(unifiedDiff("f", null, "")).toBe("--- /dev/null\n+++ b/f\n\n");
+    // Changes with seven unchanged lines between them are two hunks; with six, one.
+    const base = Array.from({ length: 20 }, (_, i) => `l${i}`);
+    const edit = (idx: number[]) => base.map((l, i) => (idx.includes(i) ? `${l}!` : l)).join("\n") + "\n";
+    const before = `${base.join("\n")}\n`;
+    expect(apply(before, unifiedDiff("f", before, edit([5, 13]))).hunks).toBe(2);
+    expect(apply(before, unifiedDiff("f", before, edit([5, 12]))).hunks).toBe(1);
+    expect(unifiedDiff("f", before, edit([5, 12]))).toContain("@@ -3,14 +3,14 @@\n l2\n l3\n l4\n-l5\n+l5!\n");
+    expect(unifiedDiff("f", before, edit([0]))).toContain("@@ -1,4 +1,4 @@\n-l0\n+l0!\n l1\n l2\n l3\n");
+    expect(unifiedDiff("f", before, edit([19]))).toContain("@@ -17,4 +17,4 @@\n l16\n l17\n l18\n-l19\n+l19!\n");
+  });
+
+  it("the patch of an attempt: text diffs in path order, binary files named, deleted paths skipped", () => {
+    const original = [{ path: "b.txt", content: Buffer.from("one\n") }, { path: "img.bin", content: Buffer.from([0, 1, 2]) }, { path: "t.txt", content: Buffer.from("text\n") }];
+    const files = [
+      { path: "a.bin", content: Buffer.from([1, 0]) },
+      { path: "b.txt", content: Buffer.from("two\n") },
+      { path: "img.bin", content: Buffer.from([0, 1, 3]) },
+      { path: "t.txt", content: Buffer.from([0x74, 0]) },
+      { path: "u.txt", content: Buffer.from("unchanged\n") },
+    ];
+    const patch = workspacePatch(original, { files, changed: ["a.bin", "b.txt", "gone.txt", "img.bin", "t.txt"] });
+    expect(patch).toBe(
+      "Binary files /dev/null and b/a.bin differ\n" +
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1,1 +1,1 @@\n-one\n+two\n" +
+        "Binary files a/img.bin and b/img.bin differ\n" +
+        "Binary files a/t.txt and b/t.txt differ\n",
+    );
+    // A NUL past the first 8,000 bytes is not looked for; text that was binary before still shows as binary.
+    const late = Buffer.concat([Buffer.alloc(8000, 0x61), Buffer.from([0])]);
+    expect(workspacePatch([], { files: [{ path: "l", content: late }], changed: ["l"] })).toMatch(/^--- \/dev\/null\n\+\+\+ b\/l\n@@ -0,0 \+1,1 @@\n/);
+    expect(workspacePatch([{ path: "w", content: Buffer.from([0]) }], { files: [{ path: "w", content: Buffer.from("now text\n") }], changed: ["w"] })).toBe("Binary files a/w and b/w differ\n");
+    expect(workspacePatch(original, { files: original, changed: [] })).toBe("");
+  });
+});
