@@ -386,6 +386,10 @@ describe("the JUnit reader", () => {
     expect(read('<testsuites><testsuite><testcase classname="test" name="t"/></testsuite></testsuites>')).toMatchObject({ cases: [{ id: "test::t" }] });
     expect(read('<testsuites><testsuite name="s"><testcase name="t"/></testsuite></testsuites>')).toMatchObject({ cases: [{ id: "s::t" }] });
     expect(read("<testsuites><testsuite><testcase/></testsuite></testsuites>")).toMatchObject({ cases: [{ id: "::", name: "" }] });
+    // pytest's suite keeps a root module's classname ("test", as in test.py) rather than adding "pytest".
+    expect(read('<testsuites><testsuite name="pytest"><testcase classname="test" name="t"/></testsuite></testsuites>')).toMatchObject({ cases: [{ id: "test::t" }] });
+    // A suite is a describe block only when none of its cases names another class.
+    expect(read('<testsuites><testsuite name="s"><testcase classname="test" name="a"/><testcase classname="pkg.mod" name="b"/></testsuite></testsuites>')).toMatchObject({ cases: [{ id: "test::a" }, { id: "pkg.mod::b" }] });
   });
 
   it("reads a bare <testsuite> root and a <testsuites> holding test cases only", () => {
@@ -406,6 +410,7 @@ describe("the JUnit reader", () => {
         '<testcase classname="c" name="s"><skipped message="m3"/></testcase>' +
         '<testcase classname="c" name="p"><system-out>hi</system-out></testcase>' +
         '<testcase classname="c" name="both"><failure message="first"/><error message="second"/></testcase>' +
+        '<testcase classname="c" name="blank"><failure message="">only text</failure></testcase>' +
         "</testsuite></testsuites>",
     );
     expect(r).toEqual({
@@ -416,6 +421,7 @@ describe("the JUnit reader", () => {
         { id: "c::s", name: "s", outcome: "skipped", message: "m3" },
         { id: "c::p", name: "p", outcome: "passed" },
         { id: "c::both", name: "both", outcome: "failed", message: "first" },
+        { id: "c::blank", name: "blank", outcome: "failed", message: "only text" },
       ],
     });
   });
@@ -431,6 +437,8 @@ describe("the JUnit reader", () => {
     expect(type("tests/t.py: AssertionError")).toBeUndefined();
     expect(type("tests/t.py:4: 9Error")).toBeUndefined();
     expect(type("tests/t.py:4:AssertionError")).toBeUndefined();
+    expect(type("tests/test_long.py:1042: KeyError")).toBe("KeyError");
+    expect(type("tests/t.py:4: AssertionError!!")).toBeUndefined();
   });
 
   it("a failure or error element without attributes or text is still a failure (it read as a pass)", () => {

@@ -339,6 +339,11 @@ describe("zip archives", () => {
     expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz", size: 0 }]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 1 bytes" });
   });
 
+  it("counts a zip's entries before reading any", async () => {
+    const locked = zipWith([{ name: "a", content: "x", flags: 1 }, { name: "b", content: "y" }, { name: "c", content: "z" }]);
+    expect(await unpackWorkspace(locked, { maxBytes: 100, maxEntries: 2 })).toEqual({ ok: false, entry: "(archive)", message: "more than 2 entries" });
+  });
+
   it("holds the zip to the limits, at their edges", async () => {
     const three = zipWith([{ name: "a", content: "x".repeat(40) }, { name: "b", content: "y".repeat(30) }, { name: "c", content: "z".repeat(30) }]);
     expect((await unpackWorkspace(three, { maxBytes: 100, maxEntries: 3 })).ok).toBe(true);
@@ -358,6 +363,40 @@ describe("tar archives at the edges", () => {
     expect(await unpackWorkspace(two, { maxBytes: 100, maxEntries: 1 })).toEqual({ ok: false, entry: "b", message: "more than 1 entries" });
     // Directories are entries too.
     expect((await unpackWorkspace(await tarOf([{ name: "d/", type: "directory" }, { name: "d/a", content: "1" }]), { maxBytes: 100, maxEntries: 1 })).ok).toBe(false);
+  });
+
+  it("refuses bytes while reading, before it counts the next entry", async () => {
+    const three = await tarOf([{ name: "a", content: "x".repeat(60) }, { name: "b", content: "y".repeat(60) }, { name: "c", content: "z" }]);
+    expect(await unpackWorkspace(three, { maxBytes: 100, maxEntries: 2 })).toEqual({ ok: false, entry: "b", message: "the files exceed 100 bytes unpacked" });
+  });
+
+  it("refuses a tar.gz that inflates past its bound, whatever the tar inside holds", async () => {
+    // A small tar with 100 KiB of zero blocks after it: the tar is fine, the inflated stream is not.
+    const padded = gzipSync(Buffer.concat([await tarOf([{ name: "a", content: "1" }]), Buffer.alloc(102_400)]));
+    expect(await unpackWorkspace(padded, { maxBytes: 1000, maxEntries: 10 })).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 12264 bytes" });
+    expect((await unpackWorkspace(padded)).ok).toBe(true);
+  });
+
+  it("takes a tar whose name starts like gzip's magic for a tar", async () => {
+    // Byte 0 is 0x1f but byte 1 is not 0x8b; "\u008b" is C2 8B in UTF-8, so byte 1 is 0x8b but byte 0 is not 0x1f.
+    for (const name of ["\u001fx", "\u008b"]) {
+      expect(await unpackWorkspace(await tarOf([{ name, content: "1" }])), JSON.stringify(name)).toMatchObject({ ok: false, entry: name, message: expect.stringMatching(/^the path must be/) });
+    }
+  });
+
+  it("names an entry of unknown type", async () => {
+    const buf = await tarOf([{ name: "odd", content: "" }]);
+    buf[156] = "Z".charCodeAt(0);
+    buf.fill(0x20, 148, 156);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += buf[i]!;
+    buf.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "latin1");
+    expect(await unpackWorkspace(buf)).toEqual({ ok: false, entry: "odd", message: "is a unknown: only files, directories and links inside the workspace are accepted" });
+  });
+
+  it("returns the files sorted by path whatever the archive's order", async () => {
+    const res = await unpacked(await tarOf([{ name: "z", content: "1" }, { name: "b/c", content: "2" }, { name: "a", content: "3" }, { name: "b/a", content: "4" }, { name: "B", content: "5" }]));
+    expect(res.files.map((f) => f.path)).toEqual(["B", "a", "b/a", "b/c", "z"]);
   });
 
   it("inflates a tar.gz up to the files' limit plus its headers", async () => {
@@ -395,6 +434,7 @@ describe("tar archives at the edges", () => {
     expect(await unpackWorkspace(await tarOf([{ name: "a\\b", content: "x" }]))).toEqual({ ok: false, entry: "a\\b", message: "contains a backslash" });
     expect(await unpackWorkspace(await tarOf([{ name: "a", content: "x" }, { name: "a/", type: "directory" }]))).toEqual({ ok: false, entry: "a/", message: "is a directory and a file" });
     expect(await unpackWorkspace(await tarOf([{ name: "a/", type: "directory" }, { name: "a", content: "x" }]))).toEqual({ ok: false, entry: "a", message: "is a directory and a file" });
+    expect(await unpackWorkspace(await tarOf([{ name: "./dir/", type: "directory" }, { name: "dir", content: "x" }]))).toEqual({ ok: false, entry: "dir", message: "is a directory and a file" });
     expect(await unpackWorkspace(await tarOf([{ name: "a", content: "1" }, { name: "a/b/c", content: "2" }]))).toEqual({ ok: false, entry: "a/b/c", message: "needs a to be a directory, but it is a file" });
     expect(await unpackWorkspace(await tarOf([{ name: "x/a", content: "1" }, { name: "x/a/b/c", content: "2" }]))).toEqual({ ok: false, entry: "x/a/b/c", message: "needs x/a to be a directory, but it is a file" });
     expect(await unpackWorkspace(await tarOf([{ name: "a.ts", content: "1" }, { name: "./a.ts", content: "2" }]))).toEqual({ ok: false, entry: "./a.ts", message: "is given twice" });
@@ -413,6 +453,10 @@ describe("tar archives at the edges", () => {
     // A loop ends.
     expect(await unpackWorkspace(await tarOf([{ name: "a", type: "symlink", linkname: "b" }, { name: "b", type: "symlink", linkname: "a" }]))).toMatchObject({ ok: false, entry: "a" });
     // The root, an empty target, a target above the root, and one through the root and back.
+    // From a directory too (an empty target is no link, not the directory itself).
+    for (const linkname of ["", "..", "../..", "/x", "src/../.."]) {
+      expect(await unpackWorkspace(await tarOf([{ name: "x", content: "1" }, { name: "d/l", type: "symlink", linkname }])), linkname).toMatchObject({ ok: false, entry: "d/l", message: `is a link to ${JSON.stringify(linkname)}, outside the workspace` });
+    }
     for (const linkname of [".", "", "src/..", "..", "../x"]) {
       expect(await unpackWorkspace(await tarOf([{ name: "x", content: "1" }, { name: "l", type: "symlink", linkname }])), linkname).toMatchObject({ ok: false, entry: "l", message: `is a link to ${JSON.stringify(linkname)}, outside the workspace` });
     }
@@ -475,6 +519,8 @@ describe("attempts: placing and locking", () => {
     // Deeper: a file under a file two levels up, and at a nested directory of the original.
     const b = applyAttempt([o("x/y/z", "1"), o("top", "t")], [o("x/y", "2"), o("top/a/b", "3"), o("x/y/w", "4")], [], false);
     expect(b.conflicts).toEqual(["x/y", "top/a/b"]);
+    // Every ancestor directory of an original file is a directory, not only its parent.
+    expect(applyAttempt([o("x/y/z", "1")], [o("x", "2")], [], false).conflicts).toEqual(["x"]);
     expect(b.changed).toEqual(["x/y/w"]);
   });
 
