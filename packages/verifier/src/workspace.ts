@@ -247,8 +247,10 @@ function readZip(buf: Buffer, limits: WorkspaceLimits): RawEntry[] {
     // Stryker disable next-line StringLiteral: equivalent; an entry's type is read only in the refusal of kind "other" (and utf8 is toString's default)
     if (ftype === 0o120000) entries.push({ name, kind: "symlink", type: "symlink", target: content.toString("utf8"), content: Buffer.alloc(0) });
     else if (ftype !== 0 && ftype !== 0o100000) entries.push({ name, kind: "other", type: "special file", content: Buffer.alloc(0) });
-    // Stryker disable next-line StringLiteral: equivalent; place() takes every kind but directories, links and "other" as a file, and reads type only for "other"
-    else entries.push({ name, kind: "file", type: "file", content });
+    else {
+      // Stryker disable next-line StringLiteral: equivalent; place() takes every kind but directories, links and "other" as a file, and reads type only for "other"
+      entries.push({ name, kind: "file", type: "file", content });
+    }
   }
   return entries;
 }

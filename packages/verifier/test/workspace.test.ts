@@ -377,6 +377,18 @@ describe("tar archives at the edges", () => {
     expect((await unpackWorkspace(padded)).ok).toBe(true);
   });
 
+  it("takes a tar whose second byte is gzip's for a tar, and a two-byte gzip header for gzip", async () => {
+    // A hand-written header: tar-stream would write this name through a pax header.
+    const buf = await tarOf([{ name: "ab", content: "" }]);
+    buf[1] = 0x8b;
+    buf.fill(0x20, 148, 156);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += buf[i]!;
+    buf.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "latin1");
+    expect(await unpackWorkspace(buf)).toMatchObject({ ok: false, entry: "a\ufffd", message: expect.stringMatching(/^the path must be/) });
+    expect(await unpackWorkspace(Buffer.from([0x1f, 0x8b]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: unexpected end of file" });
+  });
+
   it("takes a tar whose name starts like gzip's magic for a tar", async () => {
     // Byte 0 is 0x1f but byte 1 is not 0x8b; "\u008b" is C2 8B in UTF-8, so byte 1 is 0x8b but byte 0 is not 0x1f.
     for (const name of ["\u001fx", "\u008b"]) {
