@@ -8,7 +8,7 @@ import * as tar from "tar-stream";
 import { describe, expect, it } from "vitest";
 import { applyAttempt, isLocked, packWorkspace, readStoredWorkspace, unifiedDiff, unpackWorkspace, workspacePatch, type WorkspaceFile } from "../src/workspace";
 
-type Entry = { name: string; type?: "file" | "directory" | "symlink" | "link" | "character-device" | "fifo"; content?: string; linkname?: string };
+type Entry = { name: string; type?: "file" | "directory" | "symlink" | "link" | "character-device" | "block-device" | "fifo"; content?: string; linkname?: string };
 
 async function tarOf(entries: Entry[]): Promise<Buffer> {
   const pack = tar.pack();
@@ -196,5 +196,530 @@ describe("attempt files that cannot be placed", () => {
     const applied = applyAttempt(original, [{ path: "src", content: Buffer.from("x") }, { path: "src/a.ts/b.ts", content: Buffer.from("y") }, { path: "src/c.ts", content: Buffer.from("c") }], [], false);
     expect(applied.conflicts).toEqual(["src", "src/a.ts/b.ts"]);
     expect(applied.files.map((f) => f.path)).toEqual(["src/a.ts", "src/c.ts"]);
+  });
+});
+
+// ------------------------------------------------------------------------------------------ issue 18
+// What the tests above leave open (found by mutation testing): the zip reader's every refusal and
+// layout detail, the limits at their edges, link resolution, and the diff checked as a whole.
+
+type ZipEntry = { name: string; content?: string | Buffer; mode?: number; method?: number; flags?: number; madeBy?: number; size?: number; localExtra?: number };
+/** A zip writer with the knobs the reader looks at (method, flags, the maker's OS, the declared size, a local extra field). */
+function zipWith(entries: ZipEntry[], opts: { comment?: number } = {}): Buffer {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const raw = Buffer.isBuffer(e.content) ? e.content : Buffer.from(e.content ?? "");
+    const method = e.method ?? 8;
+    const data = method === 8 ? deflateRawSync(raw) : raw;
+    const extra = Buffer.alloc(e.localExtra ?? 0, 0x41);
+    const lh = Buffer.alloc(30);
+    lh.writeUInt32LE(0x04034b50, 0);
+    lh.writeUInt16LE(20, 4);
+    lh.writeUInt16LE(e.flags ?? 0, 6);
+    lh.writeUInt16LE(method, 8);
+    lh.writeUInt32LE(data.length, 18);
+    lh.writeUInt32LE(raw.length, 22);
+    lh.writeUInt16LE(name.length, 26);
+    lh.writeUInt16LE(extra.length, 28);
+    locals.push(lh, name, extra, data);
+    const ch = Buffer.alloc(46);
+    ch.writeUInt32LE(0x02014b50, 0);
+    ch.writeUInt16LE(((e.madeBy ?? 3) << 8) | 20, 4);
+    ch.writeUInt16LE(e.flags ?? 0, 8);
+    ch.writeUInt16LE(method, 10);
+    ch.writeUInt32LE(data.length, 20);
+    ch.writeUInt32LE(e.size ?? raw.length, 24);
+    ch.writeUInt16LE(name.length, 28);
+    ch.writeUInt32LE(((e.mode ?? 0o100644) << 16) >>> 0, 38);
+    ch.writeUInt32LE(offset, 42);
+    // A central extra field and comment the reader must step over.
+    const cextra = Buffer.from([0xca, 0xfe, 0, 0]);
+    ch.writeUInt16LE(cextra.length, 30);
+    const ccomment = Buffer.from("c");
+    ch.writeUInt16LE(ccomment.length, 32);
+    central.push(ch, name, cextra, ccomment);
+    offset += lh.length + name.length + extra.length + data.length;
+  }
+  const cd = Buffer.concat(central);
+  const comment = Buffer.alloc(opts.comment ?? 0, 0x20);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  end.writeUInt16LE(comment.length, 20);
+  return Buffer.concat([...locals, cd, end, comment]);
+}
+
+const unpacked = async (archive: Buffer, limits?: { maxBytes: number; maxEntries: number }) => {
+  const res = await unpackWorkspace(archive, limits);
+  if (!res.ok) throw new Error(`refused: ${res.entry}: ${res.message}`);
+  return res;
+};
+
+describe("zip archives", () => {
+  it("reads stored and deflated entries, empty files, directories by mode or slash, past extra fields and comments", async () => {
+    const z = await unpacked(
+      zipWith([
+        { name: "stored.txt", content: "stored\n", method: 0 },
+        { name: "deflated.txt", content: "deflated ".repeat(50) },
+        { name: "empty.txt", content: "" },
+        { name: "empty-stored.txt", content: "", method: 0 },
+        { name: "dir", mode: 0o040755, method: 0 },
+        { name: "slash/", mode: 0o100644, method: 0 },
+        { name: "local-extra.txt", content: "x", localExtra: 9 },
+        { name: "data-descriptor.txt", content: "dd", flags: 8 },
+        { name: "plain-mode.txt", content: "p", mode: 0 },
+      ]),
+    );
+    expect(z.format).toBe("zip");
+    expect(text(z.files)).toEqual({
+      "data-descriptor.txt": "dd",
+      "deflated.txt": "deflated ".repeat(50),
+      "empty-stored.txt": "",
+      "empty.txt": "",
+      "local-extra.txt": "x",
+      "plain-mode.txt": "p",
+      "stored.txt": "stored\n",
+    });
+    // Directories: a file under each is placed.
+    expect(text((await unpacked(zipWith([{ name: "dir", mode: 0o040755, method: 0 }, { name: "dir/a", content: "a" }]))).files)).toEqual({ "dir/a": "a" });
+  });
+
+  it("finds the end record behind the longest archive comment", async () => {
+    const z = await unpacked(zipWith([{ name: "a.txt", content: "a" }, { name: "b.txt", content: "b" }], { comment: 65_535 }));
+    expect(text(z.files)).toEqual({ "a.txt": "a", "b.txt": "b" });
+    expect(text((await unpacked(zipWith([{ name: "a.txt", content: "a" }], { comment: 1 }))).files)).toEqual({ "a.txt": "a" });
+  });
+
+  it("reads the file type only from Unix zips", async () => {
+    // An MS-DOS zip's external attributes are DOS flags, whatever their high bits say.
+    const dos = await unpacked(zipWith([{ name: "l", content: "target.txt", mode: 0o120777, madeBy: 0 }]));
+    expect(text(dos.files)).toEqual({ l: "target.txt" });
+    const unix = await unpacked(zipWith([{ name: "target.txt", content: "t" }, { name: "l", content: "target.txt", mode: 0o120777 }]));
+    expect(text(unix.files)).toEqual({ l: "t", "target.txt": "t" });
+  });
+
+  it.each([
+    [zipWith([{ name: "a", content: "x", flags: 1 }]), "a", "is encrypted"],
+    [zipWith([{ name: "a", content: "x", flags: 9 }]), "a", "is encrypted"],
+    [zipWith([{ name: "a", content: "x", method: 12 }]), "a", "uses compression method 12 (only stored and deflated entries are read)"],
+    [zipWith([{ name: "a", content: "xyz", method: 0, size: 5 }]), "a", "its size does not match the archive's directory"],
+    [zipWith([{ name: "a", content: "xyz", size: 5 }]), "a", "its size does not match the archive's directory"],
+    [zipWith([{ name: "fifo", content: "", mode: 0o010644, method: 0 }]), "fifo", "is a special file: only files, directories and links inside the workspace are accepted"],
+    [zipWith([{ name: "dev", content: "", mode: 0o020644, method: 0 }]), "dev", "is a special file: only files, directories and links inside the workspace are accepted"],
+  ])("refuses a zip entry it cannot read (%#)", async (archive, entry, message) => {
+    expect(await unpackWorkspace(archive)).toEqual({ ok: false, entry, message });
+  });
+
+  it("refuses a broken zip as unreadable", async () => {
+    const good = zipWith([{ name: "a", content: "hello" }]);
+    const noEnd = good.subarray(0, good.length - 22);
+    expect(await unpackWorkspace(noEnd)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: no end of central directory" });
+    const brokenCentral = Buffer.from(good);
+    brokenCentral.writeUInt32LE(0, good.readUInt32LE(good.length - 6));
+    expect(await unpackWorkspace(brokenCentral)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: broken central directory" });
+    const brokenLocal = zipWith([{ name: "a", content: "hello" }, { name: "b", content: "world" }]);
+    const cdStart = brokenLocal.readUInt32LE(brokenLocal.length - 6);
+    // The second central entry (46 bytes, its name, 4 of extra, 1 of comment) points at b's local header.
+    brokenLocal.writeUInt32LE(0, brokenLocal.readUInt32LE(cdStart + 46 + 1 + 4 + 1 + 42));
+    expect(await unpackWorkspace(brokenLocal)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: broken local header of b" });
+    // Too short to be anything.
+    expect(await unpackWorkspace(Buffer.from([0x50, 0x4b, 3, 4]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: no end of central directory" });
+    const gz = await unpackWorkspace(Buffer.from([0x1f, 0x8b]));
+    expect(gz).toMatchObject({ ok: false, entry: "(archive)", message: expect.stringMatching(/^not a readable tar, tar.gz or zip archive: .*(unexpected end|incorrect header)/i) });
+  });
+
+  it("inflates no more than an entry's declared size", async () => {
+    expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz".repeat(10), size: 2 }]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 2 bytes" });
+    expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz", size: 0 }]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 1 bytes" });
+  });
+
+  it("counts a zip's entries before reading any", async () => {
+    const locked = zipWith([{ name: "a", content: "x", flags: 1 }, { name: "b", content: "y" }, { name: "c", content: "z" }]);
+    expect(await unpackWorkspace(locked, { maxBytes: 100, maxEntries: 2 })).toEqual({ ok: false, entry: "(archive)", message: "more than 2 entries" });
+  });
+
+  it("holds the zip to the limits, at their edges", async () => {
+    const three = zipWith([{ name: "a", content: "x".repeat(40) }, { name: "b", content: "y".repeat(30) }, { name: "c", content: "z".repeat(30) }]);
+    expect((await unpackWorkspace(three, { maxBytes: 100, maxEntries: 3 })).ok).toBe(true);
+    expect(await unpackWorkspace(three, { maxBytes: 100, maxEntries: 2 })).toEqual({ ok: false, entry: "(archive)", message: "more than 2 entries" });
+    expect(await unpackWorkspace(three, { maxBytes: 99, maxEntries: 3 })).toEqual({ ok: false, entry: "c", message: "the files exceed 99 bytes unpacked" });
+    // Declared sizes count before anything is inflated (a zip bomb's directory gives it away).
+    const bomb = zipWith([{ name: "a", content: "x", size: 1000 }]);
+    expect(await unpackWorkspace(bomb, { maxBytes: 999, maxEntries: 3 })).toEqual({ ok: false, entry: "a", message: "the files exceed 999 bytes unpacked" });
+  });
+});
+
+describe("tar archives at the edges", () => {
+  it("accepts exactly the limits and refuses one more", async () => {
+    const two = await tarOf([{ name: "a", content: "x".repeat(60) }, { name: "b", content: "y".repeat(40) }]);
+    expect((await unpackWorkspace(two, { maxBytes: 100, maxEntries: 2 })).ok).toBe(true);
+    expect(await unpackWorkspace(two, { maxBytes: 99, maxEntries: 2 })).toEqual({ ok: false, entry: "b", message: "the files exceed 99 bytes unpacked" });
+    expect(await unpackWorkspace(two, { maxBytes: 100, maxEntries: 1 })).toEqual({ ok: false, entry: "b", message: "more than 1 entries" });
+    // Directories are entries too.
+    expect((await unpackWorkspace(await tarOf([{ name: "d/", type: "directory" }, { name: "d/a", content: "1" }]), { maxBytes: 100, maxEntries: 1 })).ok).toBe(false);
+  });
+
+  it("refuses bytes while reading, before it counts the next entry", async () => {
+    const three = await tarOf([{ name: "a", content: "x".repeat(60) }, { name: "b", content: "y".repeat(60) }, { name: "c", content: "z" }]);
+    expect(await unpackWorkspace(three, { maxBytes: 100, maxEntries: 2 })).toEqual({ ok: false, entry: "b", message: "the files exceed 100 bytes unpacked" });
+  });
+
+  it("refuses a tar.gz that inflates past its bound, whatever the tar inside holds", async () => {
+    // A small tar with 100 KiB of zero blocks after it: the tar is fine, the inflated stream is not.
+    const padded = gzipSync(Buffer.concat([await tarOf([{ name: "a", content: "1" }]), Buffer.alloc(102_400)]));
+    expect(await unpackWorkspace(padded, { maxBytes: 1000, maxEntries: 10 })).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 12264 bytes" });
+    expect((await unpackWorkspace(padded)).ok).toBe(true);
+  });
+
+  it("takes a tar whose second byte is gzip's for a tar, and a two-byte gzip header for gzip", async () => {
+    // A hand-written header: tar-stream would write this name through a pax header.
+    const buf = await tarOf([{ name: "ab", content: "" }]);
+    buf[1] = 0x8b;
+    buf.fill(0x20, 148, 156);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += buf[i]!;
+    buf.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "latin1");
+    expect(await unpackWorkspace(buf)).toMatchObject({ ok: false, entry: "a\ufffd", message: expect.stringMatching(/^the path must be/) });
+    expect(await unpackWorkspace(Buffer.from([0x1f, 0x8b]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: unexpected end of file" });
+  });
+
+  it("takes a tar whose name starts like gzip's magic for a tar", async () => {
+    // Byte 0 is 0x1f but byte 1 is not 0x8b; "\u008b" is C2 8B in UTF-8, so byte 1 is 0x8b but byte 0 is not 0x1f.
+    for (const name of ["\u001fx", "\u008b"]) {
+      expect(await unpackWorkspace(await tarOf([{ name, content: "1" }])), JSON.stringify(name)).toMatchObject({ ok: false, entry: name, message: expect.stringMatching(/^the path must be/) });
+    }
+  });
+
+  it("names an entry of unknown type", async () => {
+    const buf = await tarOf([{ name: "odd", content: "" }]);
+    buf[156] = "Z".charCodeAt(0);
+    buf.fill(0x20, 148, 156);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += buf[i]!;
+    buf.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, "latin1");
+    expect(await unpackWorkspace(buf)).toEqual({ ok: false, entry: "odd", message: "is a unknown: only files, directories and links inside the workspace are accepted" });
+  });
+
+  it("returns the files sorted by path whatever the archive's order", async () => {
+    const res = await unpacked(await tarOf([{ name: "z", content: "1" }, { name: "b/c", content: "2" }, { name: "a", content: "3" }, { name: "b/a", content: "4" }, { name: "B", content: "5" }]));
+    expect(res.files.map((f) => f.path)).toEqual(["B", "a", "b/a", "b/c", "z"]);
+  });
+
+  it("inflates a tar.gz up to the files' limit plus its headers", async () => {
+    // One file of exactly maxBytes: 512 bytes of header, the content, 1,024 bytes of end; the bound allows
+    // 1,024 bytes per entry and 1,024 more.
+    const archive = gzipSync(await tarOf([{ name: "big", content: "b".repeat(10_240) }]));
+    expect((await unpacked(archive, { maxBytes: 10_240, maxEntries: 1 })).files[0]!.content.length).toBe(10_240);
+    const over = await unpackWorkspace(gzipSync(await tarOf([{ name: "big", content: "b".repeat(10_241) }])), { maxBytes: 10_240, maxEntries: 1 });
+    expect(over.ok).toBe(false);
+  });
+
+  it("reads contiguous files as files and refuses block devices", async () => {
+    const pack = tar.pack();
+    const chunks: Buffer[] = [];
+    pack.on("data", (c) => chunks.push(c as Buffer));
+    const done = new Promise<void>((r) => pack.on("end", () => r()));
+    pack.entry({ name: "c", type: "contiguous-file", size: 1 }, Buffer.from("c"));
+    pack.finalize();
+    await done;
+    expect(text((await unpacked(Buffer.concat(chunks))).files)).toEqual({ c: "c" });
+    expect(await unpackWorkspace(await tarOf([{ name: "blk", type: "block-device" }]))).toEqual({ ok: false, entry: "blk", message: "is a block-device: only files, directories and links inside the workspace are accepted" });
+  });
+
+  it("tells the formats apart by their first bytes", async () => {
+    const tarred = await tarOf([{ name: "a", content: "1" }]);
+    expect((await unpacked(tarred)).format).toBe("tar");
+    expect((await unpacked(gzipSync(tarred))).format).toBe("tar.gz");
+    expect((await unpacked(zipWith([{ name: "a", content: "1" }]))).format).toBe("zip");
+  });
+
+  it("refuses the root as a file, backslashes, and a directory that is also a file (either order)", async () => {
+    expect(await unpackWorkspace(await tarOf([{ name: "./", content: "x" }]))).toEqual({ ok: false, entry: "./", message: "names the workspace root itself" });
+    expect(await unpackWorkspace(await tarOf([{ name: ".", content: "x" }]))).toEqual({ ok: false, entry: ".", message: "names the workspace root itself" });
+    expect((await unpacked(await tarOf([{ name: "./", type: "directory" }, { name: ".", type: "directory" }, { name: "././a", content: "1" }]))).files).toEqual([{ path: "a", content: Buffer.from("1") }]);
+    expect(await unpackWorkspace(await tarOf([{ name: "a\\b", content: "x" }]))).toEqual({ ok: false, entry: "a\\b", message: "contains a backslash" });
+    expect(await unpackWorkspace(await tarOf([{ name: "a", content: "x" }, { name: "a/", type: "directory" }]))).toEqual({ ok: false, entry: "a/", message: "is a directory and a file" });
+    expect(await unpackWorkspace(await tarOf([{ name: "a/", type: "directory" }, { name: "a", content: "x" }]))).toEqual({ ok: false, entry: "a", message: "is a directory and a file" });
+    expect(await unpackWorkspace(await tarOf([{ name: "./dir/", type: "directory" }, { name: "dir", content: "x" }]))).toEqual({ ok: false, entry: "dir", message: "is a directory and a file" });
+    expect(await unpackWorkspace(await tarOf([{ name: "a", content: "1" }, { name: "a/b/c", content: "2" }]))).toEqual({ ok: false, entry: "a/b/c", message: "needs a to be a directory, but it is a file" });
+    expect(await unpackWorkspace(await tarOf([{ name: "x/a", content: "1" }, { name: "x/a/b/c", content: "2" }]))).toEqual({ ok: false, entry: "x/a/b/c", message: "needs x/a to be a directory, but it is a file" });
+    expect(await unpackWorkspace(await tarOf([{ name: "a.ts", content: "1" }, { name: "./a.ts", content: "2" }]))).toEqual({ ok: false, entry: "./a.ts", message: "is given twice" });
+    expect(await unpackWorkspace(await tarOf([{ name: "in", content: "1" }, { name: "inputs/x", content: "2" }]))).toMatchObject({ ok: false, entry: "inputs/x", message: "the path is under inputs/, which the sandbox keeps for itself" });
+  });
+
+  it("resolves links relative to their directory, through other links, within bounds", async () => {
+    const files = async (entries: Entry[]) => text((await unpacked(await tarOf(entries))).files);
+    expect(await files([{ name: "src/a.ts", content: "A" }, { name: "src/sub/l1", type: "symlink", linkname: "../a.ts" }, { name: "l2", type: "symlink", linkname: "./src//a.ts" }])).toEqual({ "src/a.ts": "A", "src/sub/l1": "A", l2: "A" });
+    // A link to a link (listed first) is followed.
+    expect(await files([{ name: "l1", type: "symlink", linkname: "l2" }, { name: "l2", type: "symlink", linkname: "f" }, { name: "f", content: "F" }])).toEqual({ f: "F", l1: "F", l2: "F" });
+    // Eight hops are followed, nine are not.
+    const chain = (n: number): Entry[] => [...Array.from({ length: n + 1 }, (_, i) => ({ name: `l${i}`, type: "symlink" as const, linkname: i === n ? "f" : `l${i + 1}` })), { name: "f", content: "F" }];
+    expect((await files(chain(8))).l0).toBe("F");
+    expect(await unpackWorkspace(await tarOf(chain(9)))).toEqual({ ok: false, entry: "l0", message: 'is a link to "l1", which is not a file in the workspace' });
+    // A loop ends.
+    expect(await unpackWorkspace(await tarOf([{ name: "a", type: "symlink", linkname: "b" }, { name: "b", type: "symlink", linkname: "a" }]))).toMatchObject({ ok: false, entry: "a" });
+    // The root, an empty target, a target above the root, and one through the root and back.
+    // From a directory too (an empty target is no link, not the directory itself).
+    for (const linkname of ["", "..", "../..", "/x", "src/../.."]) {
+      expect(await unpackWorkspace(await tarOf([{ name: "x", content: "1" }, { name: "d/l", type: "symlink", linkname }])), linkname).toMatchObject({ ok: false, entry: "d/l", message: `is a link to ${JSON.stringify(linkname)}, outside the workspace` });
+    }
+    for (const linkname of [".", "", "src/..", "..", "../x"]) {
+      expect(await unpackWorkspace(await tarOf([{ name: "x", content: "1" }, { name: "l", type: "symlink", linkname }])), linkname).toMatchObject({ ok: false, entry: "l", message: `is a link to ${JSON.stringify(linkname)}, outside the workspace` });
+    }
+    expect(await files([{ name: "x", content: "1" }, { name: "d/l", type: "symlink", linkname: "../d/../x" }])).toEqual({ x: "1", "d/l": "1" });
+    // Hard links name their target from the root; ./ is allowed, an absolute or escaping one is not.
+    expect(await files([{ name: "d/f", content: "F" }, { name: "d/h", type: "link", linkname: "./d/f" }])).toEqual({ "d/f": "F", "d/h": "F" });
+    expect(await unpackWorkspace(await tarOf([{ name: "h", type: "link", linkname: "/etc/passwd" }]))).toEqual({ ok: false, entry: "h", message: 'is a link to "/etc/passwd", outside the workspace' });
+    expect(await unpackWorkspace(await tarOf([{ name: "h", type: "link", linkname: "out/x" }]))).toMatchObject({ ok: false, entry: "h", message: expect.stringMatching(/outside the workspace/) });
+    // Links count towards the size limit as the copies they become.
+    const linked = await tarOf([{ name: "f", content: "x".repeat(50) }, { name: "l", type: "symlink", linkname: "f" }]);
+    expect((await unpackWorkspace(linked, { maxBytes: 100, maxEntries: 5 })).ok).toBe(true);
+    expect(await unpackWorkspace(linked, { maxBytes: 99, maxEntries: 5 })).toEqual({ ok: false, entry: "l", message: "the files exceed 99 bytes unpacked" });
+  });
+});
+
+describe("the stored workspace", () => {
+  it("is a tar of regular files with fixed metadata, the same bytes for the same files", async () => {
+    const files = [{ path: "b.txt", content: Buffer.from("b") }, { path: "a/x.txt", content: Buffer.from("") }];
+    const stored = await packWorkspace(files);
+    expect((await packWorkspace(files)).equals(stored)).toBe(true);
+    const headers: tar.Header[] = [];
+    const extract = tar.extract();
+    extract.end(stored);
+    for await (const entry of extract) {
+      headers.push(entry.header);
+      entry.resume();
+    }
+    expect(headers.map((h) => [h.name, h.type, h.mode, h.mtime?.getTime(), h.size])).toEqual([
+      ["b.txt", "file", 0o644, 0, 1],
+      ["a/x.txt", "file", 0o644, 0, 0],
+    ]);
+    expect(await packWorkspace([])).toEqual(Buffer.alloc(1024));
+  });
+
+  it("refuses to read back something that is not a stored workspace", async () => {
+    await expect(readStoredWorkspace(await tarOf([{ name: "../x", content: "1" }]))).rejects.toThrow("stored workspace is unreadable: ../x: the path leaves the workspace (..)");
+  });
+});
+
+describe("attempts: placing and locking", () => {
+  const o = (path: string, content: string): WorkspaceFile => ({ path, content: Buffer.from(content) });
+
+  it("a path is locked when listed, or under a listed directory with or without its slash", () => {
+    expect(isLocked("tests", ["tests"])).toBe(true);
+    expect(isLocked("tests/a.py", ["tests"])).toBe(true);
+    expect(isLocked("tests/a.py", ["tests/"])).toBe(true);
+    expect(isLocked("tests/deep/a.py", ["other", "tests/"])).toBe(true);
+    expect(isLocked("tests.py", ["tests"])).toBe(false);
+    expect(isLocked("tests.py", ["tests/"])).toBe(false);
+    expect(isLocked("a/tests/x", ["tests"])).toBe(false);
+    expect(isLocked("test", ["tests"])).toBe(false);
+    expect(isLocked("x", [])).toBe(false);
+  });
+
+  it("a later attempt file under an earlier one's path, or at its directory, is a conflict", () => {
+    const a = applyAttempt([], [o("d/a", "1"), o("d", "2"), o("f", "3"), o("f/x", "4")], [], false);
+    expect(a.conflicts).toEqual(["d", "f/x"]);
+    expect(text(a.files)).toEqual({ "d/a": "1", f: "3" });
+    expect(a.changed).toEqual(["d/a", "f"]);
+    // Deeper: a file under a file two levels up, and at a nested directory of the original.
+    const b = applyAttempt([o("x/y/z", "1"), o("top", "t")], [o("x/y", "2"), o("top/a/b", "3"), o("x/y/w", "4")], [], false);
+    expect(b.conflicts).toEqual(["x/y", "top/a/b"]);
+    // Every ancestor directory of an original file is a directory, not only its parent.
+    expect(applyAttempt([o("x/y/z", "1")], [o("x", "2")], [], false).conflicts).toEqual(["x"]);
+    expect(b.changed).toEqual(["x/y/w"]);
+  });
+
+  it("changed lists what differs from the original, sorted; restoring keeps locked originals and absent locked files absent", () => {
+    const original = [o("z.ts", "z"), o("t/a.test.ts", "T")];
+    const attempt = [o("z.ts", "z2"), o("b.ts", "b"), o("t/a.test.ts", "T"), o("t/new.test.ts", "N"), o("a.ts", "a")];
+    const kept = applyAttempt(original, attempt, ["t/"], true);
+    expect(kept.changed).toEqual(["a.ts", "b.ts", "t/new.test.ts", "z.ts"]);
+    expect(kept.lockedChanged).toEqual(["t/new.test.ts"]);
+    expect(text(kept.files)).toEqual({ "a.ts": "a", "b.ts": "b", "t/a.test.ts": "T", "z.ts": "z2" });
+    expect(kept.files.map((f) => f.path)).toEqual(["a.ts", "b.ts", "t/a.test.ts", "z.ts"]);
+    const applied = applyAttempt(original, attempt, ["t/"], false);
+    expect(applied.lockedChanged).toEqual(["t/new.test.ts"]);
+    expect(text(applied.files)["t/new.test.ts"]).toBe("N");
+    // Each attempt is judged against the original: the same file twice, once as the original has it.
+    const twice = applyAttempt(original, [o("z.ts", "other"), o("z.ts", "z")], [], false);
+    expect(twice.changed).toEqual(["z.ts"]);
+    expect(text(twice.files)["z.ts"]).toBe("other");
+  });
+});
+
+describe("the unified diff, checked as a whole", () => {
+  type Line = { text: string; eol: boolean };
+  const split = (s: string): Line[] => {
+    if (s === "") return [];
+    const parts = s.split("\n");
+    const eolAtEnd = parts.at(-1) === "";
+    if (eolAtEnd) parts.pop();
+    return parts.map((text, i) => ({ text, eol: eolAtEnd || i < parts.length - 1 }));
+  };
+  const join = (ls: Line[]) => ls.map((l) => `${l.text}${l.eol ? "\n" : ""}`).join("");
+  const same = (x: Line, y: Line) => x.text === y.text && x.eol === y.eol;
+  function lcs(a: Line[], b: Line[]): number {
+    const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+    for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) t[i]![j] = same(a[i]!, b[j]!) ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+    return t[0]![0]!;
+  }
+
+  /** Applies a one-file patch strictly (every context and removed line must match where the header says), checking the hunks' shape. */
+  function apply(before: string | null, patch: string): { after: string; changes: number; hunks: number } {
+    const rows = patch.split("\n");
+    expect(rows[0]).toBe(before === null ? "--- /dev/null" : "--- a/f");
+    expect(rows[1]).toBe("+++ b/f");
+    expect(rows.at(-1)).toBe("");
+    const src = split(before ?? "");
+    const out: Line[] = [];
+    let pos = 0;
+    let i = 2;
+    let changes = 0;
+    let hunks = 0;
+    while (i < rows.length - 1) {
+      const m = /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/.exec(rows[i]!);
+      expect(m, rows[i]).not.toBeNull();
+      const [aS, aL, bS, bL] = m!.slice(1).map(Number) as [number, number, number, number];
+      const a0 = aL === 0 ? aS : aS - 1;
+      const b0 = bL === 0 ? bS : bS - 1;
+      // Hunks are apart (at least one line between their contexts) and in order.
+      expect(a0).toBeGreaterThanOrEqual(hunks === 0 ? 0 : pos + 1);
+      out.push(...src.slice(pos, a0));
+      pos = a0;
+      expect(out.length).toBe(b0);
+      i++;
+      const ops: string[] = [];
+      let [ac, bc] = [0, 0];
+      while (i < rows.length - 1 && !rows[i]!.startsWith("@@")) {
+        const row = rows[i]!;
+        const noEol = rows[i + 1] === "\\ No newline at end of file";
+        const line = { text: row.slice(1), eol: !noEol };
+        const op = row[0]!;
+        if (op !== " " && op !== "-" && op !== "+") throw new Error(`not a diff line: ${JSON.stringify(row)}`);
+        if (op !== "+") {
+          const was = src[pos];
+          if (!was || !same(was, line)) throw new Error(`line ${pos} of before is ${JSON.stringify(was)}, the patch says ${JSON.stringify(line)}`);
+          pos++;
+          ac++;
+        }
+        if (op !== "-") {
+          out.push(line);
+          bc++;
+        }
+        ops.push(op);
+        i += noEol ? 2 : 1;
+      }
+      expect([ac, bc]).toEqual([aL, bL]);
+      // Three lines of context on each side (fewer only at the file's ends), at most six between changes.
+      const lead = ops.findIndex((op) => op !== " ");
+      const trail = [...ops].reverse().findIndex((op) => op !== " ");
+      expect(lead).toBeGreaterThanOrEqual(0);
+      expect(lead === 3 || a0 === 0).toBe(true);
+      expect(lead).toBeLessThanOrEqual(3);
+      expect(trail === 3 || pos === src.length).toBe(true);
+      expect(trail).toBeLessThanOrEqual(3);
+      const gaps = ops.slice(lead, ops.length - trail).join("").split(/[-+]+/);
+      for (const g of gaps) expect(g.length).toBeLessThanOrEqual(6);
+      changes += ops.filter((op) => op !== " ").length;
+      hunks++;
+    }
+    out.push(...src.slice(pos));
+    return { after: join(out), changes, hunks };
+  }
+
+  function random(seed: number) {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it("turns before into after with a shortest edit script, in well-formed hunks (300 random pairs)", () => {
+    const rnd = random(18);
+    const words = ["a", "b", "c", "", "d"];
+    const textOf = (n: number, eol: boolean) => {
+      const ls = Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]!);
+      const t = ls.join("\n");
+      return n > 0 && eol ? `${t}\n` : t;
+    };
+    for (let k = 0; k < 300; k++) {
+      const before = textOf(Math.floor(rnd() * 30), rnd() < 0.8);
+      // After: before edited in a few places, or something unrelated.
+      let after: string;
+      if (rnd() < 0.3) after = textOf(Math.floor(rnd() * 30), rnd() < 0.8);
+      else {
+        const ls = split(before).map((l) => l.text);
+        for (let e = Math.floor(rnd() * 4); e > 0; e--) {
+          const at = Math.floor(rnd() * (ls.length + 1));
+          const r = rnd();
+          if (r < 0.33) ls.splice(at, 1);
+          else if (r < 0.66) ls.splice(at, 0, words[Math.floor(rnd() * words.length)]!);
+          else ls[at] = "changed";
+        }
+        after = ls.length === 0 ? "" : `${ls.join("\n")}${rnd() < 0.8 ? "\n" : ""}`;
+      }
+      const d = unifiedDiff("f", before, after);
+      if (before === after) {
+        expect(d).toBe("");
+        continue;
+      }
+      const res = apply(before, d);
+      expect(res.after, JSON.stringify({ before, after, d })).toBe(after);
+      const [a, b] = [split(before), split(after)];
+      expect(res.changes, JSON.stringify({ before, after, d })).toBe(a.length + b.length - 2 * lcs(a, b));
+    }
+  });
+
+  it("a new file, an emptied file, a line that lost or gained its newline", () => {
+    expect(unifiedDiff("f", null, "x\ny\n")).toBe("--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n");
+    expect(apply(null, unifiedDiff("f", null, "x\ny")).after).toBe("x\ny");
+    expect(unifiedDiff("f", "x\ny\n", "")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+    expect(unifiedDiff("f", "x\ny\n", "x\ny")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n+y\n\\ No newline at end of file\n");
+    expect(unifiedDiff("f", "x\ny", "x\ny\n")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n");
+    expect(unifiedDiff("f", "", "")).toBe("");
+    expect(unifiedDiff("f", null, "")).toBe("--- /dev/null\n+++ b/f\n\n");
+    // Changes with seven unchanged lines between them are two hunks; with six, one.
+    const base = Array.from({ length: 20 }, (_, i) => `l${i}`);
+    const edit = (idx: number[]) => base.map((l, i) => (idx.includes(i) ? `${l}!` : l)).join("\n") + "\n";
+    const before = `${base.join("\n")}\n`;
+    expect(apply(before, unifiedDiff("f", before, edit([5, 13]))).hunks).toBe(2);
+    expect(apply(before, unifiedDiff("f", before, edit([5, 12]))).hunks).toBe(1);
+    expect(unifiedDiff("f", before, edit([5, 12]))).toContain("@@ -3,14 +3,14 @@\n l2\n l3\n l4\n-l5\n+l5!\n");
+    expect(unifiedDiff("f", before, edit([0]))).toContain("@@ -1,4 +1,4 @@\n-l0\n+l0!\n l1\n l2\n l3\n");
+    expect(unifiedDiff("f", before, edit([19]))).toContain("@@ -17,4 +17,4 @@\n l16\n l17\n l18\n-l19\n+l19!\n");
+  });
+
+  it("the patch of an attempt: text diffs in path order, binary files named, deleted paths skipped", () => {
+    const original = [{ path: "b.txt", content: Buffer.from("one\n") }, { path: "img.bin", content: Buffer.from([0, 1, 2]) }, { path: "t.txt", content: Buffer.from("text\n") }];
+    const files = [
+      { path: "a.bin", content: Buffer.from([1, 0]) },
+      { path: "b.txt", content: Buffer.from("two\n") },
+      { path: "img.bin", content: Buffer.from([0, 1, 3]) },
+      { path: "t.txt", content: Buffer.from([0x74, 0]) },
+      { path: "u.txt", content: Buffer.from("unchanged\n") },
+    ];
+    const patch = workspacePatch(original, { files, changed: ["a.bin", "b.txt", "gone.txt", "img.bin", "t.txt"] });
+    expect(patch).toBe(
+      "Binary files /dev/null and b/a.bin differ\n" +
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1,1 +1,1 @@\n-one\n+two\n" +
+        "Binary files a/img.bin and b/img.bin differ\n" +
+        "Binary files a/t.txt and b/t.txt differ\n",
+    );
+    // A NUL past the first 8,000 bytes is not looked for; text that was binary before still shows as binary.
+    const late = Buffer.concat([Buffer.alloc(8000, 0x61), Buffer.from([0])]);
+    expect(workspacePatch([], { files: [{ path: "l", content: late }], changed: ["l"] })).toMatch(/^--- \/dev\/null\n\+\+\+ b\/l\n@@ -0,0 \+1,1 @@\n/);
+    expect(workspacePatch([{ path: "w", content: Buffer.from([0]) }], { files: [{ path: "w", content: Buffer.from("now text\n") }], changed: ["w"] })).toBe("Binary files a/w and b/w differ\n");
+    expect(workspacePatch(original, { files: original, changed: [] })).toBe("");
   });
 });
