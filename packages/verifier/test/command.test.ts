@@ -322,7 +322,9 @@ describe("command: locked and runner-configuration files", () => {
     ["npm_test", ["package.json", ".npmrc", "tsconfig.test.json", "node_modules/.bin/x"]],
     ["tsc", ["package.json", "tsconfig.json", "node_modules/@types/node/index.d.ts", "src/node_modules/x/index.d.ts"]],
     // .pytest.ini: pytest 7.2 reads it before pytest.ini (regression: an attempt could deselect the failing tests with it).
-    ["pytest", ["conftest.py", "tests/conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "setup.cfg", "tox.ini", "tests/pytest.ini", "sitecustomize.py", "sitecustomize/__init__.py", "usercustomize.py"]],
+    ["pytest", ["conftest.py", "tests/conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "setup.cfg", "tox.ini", "tests/pytest.ini", "sitecustomize.py", "sitecustomize/__init__.py", "usercustomize.py",
+      // Modules that shadow pytest (the working directory is first on sys.path) and plugin registrations.
+      "pytest.py", "pytest/__init__.py", "_pytest/main.py", "py.py", "pluggy/__init__.py", "iniconfig.py", "evil-1.0.dist-info/entry_points.txt", "evil.egg-info/entry_points.txt"]],
   ] as const)("%s: a runner configuration file the attempt changed or added fails: %j", (run, paths) => {
     const good = run === "pytest" ? PY_PASS : PASS;
     for (const path of paths) {
@@ -334,7 +336,7 @@ describe("command: locked and runner-configuration files", () => {
 
   it.each([
     ["node_test", ["conftest.py", "pytest.ini", "src/tsconfig.ts", "mytsconfig.json", "tsconfig.json.bak", "package.json.orig", "node_modules2/x.js", "src/my_node_modules.ts", "npmrc"]],
-    ["pytest", ["package.json", "tsconfig.json", "node_modules/x.js", "test_conftest.py", "conftest.py.bak", "src/usercustomize.py.txt", "setup.py", "src/mysitecustomize.py"]],
+    ["pytest", ["package.json", "tsconfig.json", "node_modules/x.js", "test_conftest.py", "conftest.py.bak", "src/usercustomize.py.txt", "setup.py", "src/mysitecustomize.py", "pytest_helpers.py", "tests/pytest_util.py", "src/pluggy_notes.txt", "docs/info.dist-info.md"]],
     ["exec", ["package.json", "conftest.py", "pytest.ini", "tsconfig.json", "node_modules/x.js"]],
   ] as const)("%s: other files are the attempt's to change: %j", (run, paths) => {
     const good = run === "pytest" ? PY_PASS : PASS;

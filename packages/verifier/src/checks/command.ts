@@ -40,13 +40,18 @@ const params = z
   .refine((p) => p.run !== "exec" || p.args.length > 0, { message: "exec needs the command in args", path: ["args"] });
 
 const PYTEST_CONFIG = ["conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "setup.cfg", "tox.ini"];
+// `python3 -m pytest` puts the working directory (the workspace root) first on sys.path, so a top-level
+// module of one of these names would replace pytest or a module it imports, and importlib.metadata reads a
+// *.dist-info / *.egg-info there, whose entry points register pytest plugins.
+const PYTEST_SHADOWS = ["pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"];
+const shadowsPytest = (top: string) => PYTEST_SHADOWS.includes(top.replace(/\.py$/, "")) || /\.(?:dist|egg)-info$/.test(top);
 
 /** Files that configure the runner: an attempt may not add or change them either (they could switch the tests off). */
 function runnerConfig(run: Preset, path: string): boolean {
   // Stryker disable next-line StringLiteral: unreachable; split always returns at least one element
   const base = path.split("/").at(-1) ?? "";
   // pytest 7.2 (the image's) also reads the hidden .pytest.ini first; pytest 9 adds (.)pytest.toml.
-  if (run === "pytest") return PYTEST_CONFIG.includes(base) || path.startsWith("sitecustomize") || base === "usercustomize.py";
+  if (run === "pytest") return PYTEST_CONFIG.includes(base) || path.startsWith("sitecustomize") || base === "usercustomize.py" || shadowsPytest(path.split("/")[0]!);
   if (run === "exec") return false;
   // node_modules at any depth: Node resolves a test's imports from the nearest one up its directory tree.
   return base === "package.json" || base === ".npmrc" || /^tsconfig.*\.json$/.test(base) || path.split("/").includes("node_modules");
@@ -79,7 +84,7 @@ function label(run: Preset, args: string[]): string {
 
 export const command = defineCheck({
   description:
-    "A client command (run: tsc, node_test, npm_test, pytest, or exec with args) in a fresh sandbox container over the goal's workspace with the attempt's files applied. Locked files (the goal's workspace.locked, and files that configure the runner: package.json, tsconfig*.json, node_modules/ for Node; conftest.py, pytest.ini, .pytest.ini, pyproject.toml, setup.cfg, tox.ini for pytest) are restored from the original before the command runs; an attempt that changed one fails. Passes when the command exits 0 and, for test runners, its JUnit report lists at least min_tests tests, all passed (zero tests fail). A failure quotes the end of the command's output.",
+    "A client command (run: tsc, node_test, npm_test, pytest, or exec with args) in a fresh sandbox container over the goal's workspace with the attempt's files applied. Locked files (the goal's workspace.locked, and files that configure the runner: package.json, tsconfig*.json, node_modules/ for Node; conftest.py, pytest.ini, .pytest.ini, pyproject.toml, setup.cfg, tox.ini, and top-level modules or *.dist-info that would shadow pytest, for pytest) are restored from the original before the command runs; an attempt that changed one fails. Passes when the command exits 0 and, for test runners, its JUnit report lists at least min_tests tests, all passed (zero tests fail). A failure quotes the end of the command's output.",
   params,
   example: { run: "node_test", args: ["test/sum.test.ts"], min_tests: 2 },
   publicParams: ["run", "args", "min_tests", "timeout_seconds", "max_output_chars", "max_findings"],
