@@ -628,7 +628,8 @@ function asMultiset(cmp: Comparison): void {
   // The merge pairs neighbours in sort order, which values within tolerance need not be (0.44000000000000006
   // sorts after 0.43999999999999995 whatever the next column says). What is left is paired by search,
   // while that stays affordable: a correct table must not fail for the order of its float noise.
-  if (missingRead.length > 0 && extraRead.length > 0 && missingRead.length * extraRead.length <= FUZZY_PAIRS_MAX) {
+  // (With nothing left on one side the loop finds nothing, cheaply.)
+  if (missingRead.length * extraRead.length <= FUZZY_PAIRS_MAX) {
     for (let m = missingRead.length - 1; m >= 0; m--) {
       const hit = extraRead.findIndex((y) => readMatch(es, missingRead[m] ?? 0, ps, y, r.tol));
       if (hit < 0) continue;
