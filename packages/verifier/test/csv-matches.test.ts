@@ -589,6 +589,12 @@ describe("csv_matches: any order, cell by cell", () => {
     ]);
   });
 
+  it("reports missing and extra rows in row order, not in sort order", () => {
+    const h = ["v"];
+    const r = match(table([["y"], ["x"]], h), any, table([["b"], ["a"]], h));
+    expect(r.findings?.map((f) => f.where)).toEqual(["expected row 1", "row 1", "expected row 2", "row 2"]);
+  });
+
   it("of equal expected rows, reports the last ones as missing", () => {
     const h = ["v"];
     const r = match(table([["1.00"], ["1.00"]], h), any, table([["1.0"], ["1"], ["1.0"]], h));
@@ -611,7 +617,9 @@ describe("csv_matches: any order, tables too large for the search", () => {
   // Past FUZZY_PAIRS_MAX (4,000,000 missing × extra row pairs) only the sort-and-merge pairs rows, so a
   // wrong sort order fails a correct table here. Every row differs from its expected row by float noise
   // within tolerance (the last column), so none is paired as identical text.
-  const N = 3000;
+  // Each table below makes one kind of cell the last that tells rows apart: a comparison that ignores or
+  // misorders it leaves most of the 6,000 rows unpaired, far past what the search may take on.
+  const N = 6000;
   const noisy = (rows: string[][], produced: boolean) => rows.map((r) => [...r, produced ? "0.50000000001" : "0.5"]);
   const big = (rows: string[][], header: string[]) => {
     const h = [...header, "noise"];
@@ -620,15 +628,15 @@ describe("csv_matches: any order, tables too large for the search", () => {
     return { expected, produced };
   };
   const cases: Record<string, { header: string[]; row: (i: number) => string[] }> = {
-    numbers: { header: ["x"], row: (i) => [i % 2 === 0 ? String(i) : `${i}.25`] },
-    "negative numbers": { header: ["x"], row: (i) => [String(-i)] },
+    numbers: { header: ["x"], row: (i) => [i % 2 === 0 ? String(i - 3000) : `${i - 3000}.25`] },
     texts: { header: ["x"], row: (i) => [`w${(i * 7919) % N}`] },
-    "nulls, numbers and texts, then a second column": { header: ["x", "y"], row: (i) => [["", String(i % 10), `t${i % 10}`][i % 3]!, String(N - i)] },
-    "integers beyond 2^53 among small numbers": {
-      header: ["x"],
-      row: (i) => [i % 3 === 0 ? String(9007199254740993n + BigInt(i)) : i % 3 === 1 ? `${i}.5` : String(-9007199254740993n - BigInt(i))],
-    },
-    "texts then numbers": { header: ["x", "y"], row: (i) => [`t${i % 7}`, i % 2 === 0 ? String(i) : `${i}.5`] },
+    "nulls, numbers and texts": { header: ["x"], row: (i) => [["", String(i), `t${i}`][i % 3]!] },
+    "equal numbers, then texts": { header: ["x", "y"], row: (i) => [String(i % 3), `w${(i * 7919) % N}`] },
+    "equal texts, then numbers": { header: ["x", "y"], row: (i) => [`t${i % 3}`, String(i)] },
+    "nulls or one number, then numbers": { header: ["x", "y"], row: (i) => [i % 2 === 0 ? "" : "5", String(i)] },
+    // Consecutive integers past 2^53 share doubles, so only exact comparison orders them; the floats among them
+    // must never be turned into integers.
+    "integers beyond 2^53 among floats": { header: ["x"], row: (i) => [i % 7 === 3 ? `${i}.5` : String(9007199254740993n + BigInt(i))] },
   };
   it.each(Object.entries(cases))("pairs every row of a shuffled correct table: %s", (_name, { header, row }) => {
     const rows = Array.from({ length: N }, (_, i) => row(i));
@@ -662,16 +670,18 @@ describe("csv_matches: any order, tables too large for the search", () => {
 
   // The merge leaves half of these rows unpaired (their first cells are within tolerance but sort the other
   // way round), and the search pairs them while missing × extra stays within FUZZY_PAIRS_MAX.
-  const swapped = (half: number) => {
+  const swapped = (half: number, extraRow = false) => {
     const lo = "0.43999999999999995";
     const hi = "0.44000000000000006";
     const t = (i: number) => `t${String(i).padStart(5, "0")}`;
     const rows = Array.from({ length: 2 * half }, (_, i) => [i < half ? lo : hi, t(i)]);
     const out = Array.from({ length: 2 * half }, (_, i) => [i < half ? hi : lo, t(i)]);
+    if (extraRow) out.push(["1", "x"]);
     return match(table(out, ["f", "t"]), { row_order: "any" }, table(rows, ["f", "t"]));
   };
   it("searches for pairs the merge missed while missing × extra <= 4,000,000, and not beyond", () => {
     expect(swapped(2000).passed).toBe(true);
+    expect(swapped(3, true).message).toContain(": 6 of 6 expected rows matched; 0 expected rows missing; 1 extra;");
     const beyond = swapped(2001);
     expect(beyond.passed).toBe(false);
     expect(beyond.message).toContain(": 2001 of 4002 expected rows matched; 2001 expected rows missing; 2001 extra;");

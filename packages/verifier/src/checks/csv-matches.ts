@@ -192,7 +192,7 @@ class ReadRows {
 
 /** Orders read row `x` of `a` against read row `y` of `b`, cell by cell. */
 function compareRead(a: ReadRows, x: number, b: ReadRows, y: number): number {
-  for (let j = 0; j < a.width; j++) {
+  for (let j = 0; j !== a.width; j++) {
     const i = x * a.width + j;
     const k = y * b.width + j;
     const ka = a.kind[i] ?? NULL;
@@ -204,17 +204,22 @@ function compareRead(a: ReadRows, x: number, b: ReadRows, y: number): number {
       const ta = a.text[i] ?? "";
       // Stryker disable next-line StringLiteral: equivalent, never used: the index is in range
       const tb = b.text[k] ?? "";
-      if (ta !== tb) return ta < tb ? -1 : 1;
-    } else if (ka !== NULL) {
-      if (ka === BIG && kb === BIG) {
-        const ba = a.bigAt(i);
-        const bb = b.bigAt(k);
-        if (ba !== bb) return ba < bb ? -1 : 1;
-      } else {
-        const va = a.value[i] ?? 0;
-        const vb = b.value[k] ?? 0;
-        if (va !== vb) return va - vb;
+      if (ta !== tb) {
+        // Stryker disable next-line EqualityOperator: equivalent, any strict order of texts works: the sort and the merge use this same comparison
+        return ta < tb ? -1 : 1;
       }
+    } else if (ka === BIG && kb === BIG) {
+      const ba = a.bigAt(i);
+      const bb = b.bigAt(k);
+      if (ba !== bb) {
+        // Stryker disable next-line EqualityOperator: equivalent, any strict order of these integers works: the sort and the merge use this same comparison
+        return ba < bb ? -1 : 1;
+      }
+    } else {
+      // Numbers, or two nulls: a null holds the value 0.
+      const va = a.value[i] ?? 0;
+      const vb = b.value[k] ?? 0;
+      if (va !== vb) return va - vb;
     }
   }
   return 0;
@@ -228,8 +233,7 @@ function readMatch(e: ReadRows, x: number, a: ReadRows, y: number, tol: Toleranc
     const ke = e.kind[i] ?? NULL;
     const ka = a.kind[k] ?? NULL;
     if (classOf(ke) !== classOf(ka)) return false;
-    // Stryker disable next-line ConditionalExpression: equivalent, two nulls hold the value 0 and pass the number comparison below
-    if (ke === NULL) continue;
+    // Two nulls hold the value 0, so they pass the number comparison below.
     if (ke === TEXT) {
       if (e.text[i] !== a.text[k]) return false;
       continue;
