@@ -130,4 +130,41 @@ describe("compareJson", () => {
     expect(near(2000).equal).toBe(true);
     expect(near(2001)).toMatchObject({ equal: false, count: 4002 });
   });
+
+  it("past the tolerance bound, matches exactly by value: keys in any order, bigints against integer doubles, arrays not objects", () => {
+    const n = 2001;
+    type Row = { id: number; tags: unknown; big: bigint | number; v: number; none: null; extra?: number };
+    const expected: Row[] = Array.from({ length: n }, (_, i) => ({ id: i, tags: [`t${i}`, i % 2 === 0], big: 2n ** 60n * BigInt(i + 1), v: i + 0.5, none: null }));
+    // The same rows, keys in another order, the big integers written as (exact) doubles, in reverse.
+    const same = (): Row[] => expected.map((o) => ({ none: null, v: o.v, big: Number(o.big), tags: [...(o.tags as unknown[])], id: o.id })).reverse();
+    expect(compareJson(same(), expected, unordered, 1).equal).toBe(true);
+    const changes: [string, (o: Row) => void][] = [
+      ["id", (o) => (o.id = -1)],
+      ["a tag", (o) => ((o.tags as unknown[])[0] = "x")],
+      ["a flag", (o) => ((o.tags as unknown[])[1] = !(o.tags as unknown[])[1])],
+      ["an array as an object", (o) => (o.tags = { ...(o.tags as unknown[]) })],
+      ["a big integer", (o) => (o.big = 2n ** 60n * 5000n + 1n)],
+      ["a value past tolerance", (o) => (o.v += 1)],
+      ["a null", (o) => ((o as { none: unknown }).none = 0)],
+      ["an extra key", (o) => (o.extra = 1)],
+    ];
+    for (const [what, change] of changes) {
+      const wrong = same();
+      change(wrong[7]!);
+      expect(compareJson(wrong, expected, unordered, 1).equal, what).toBe(false);
+    }
+  });
+
+  it("notes a big integer against a double, and the allowance with rtol", () => {
+    expect(jsonNumbersClose(2 ** 60, 2n ** 60n, { atol: 0, rtol: 0 })).toBe(true);
+    expect(jsonNumbersClose(2n ** 60n, 2 ** 60, { atol: 0, rtol: 0 })).toBe(true);
+    expect(compareJson(9007199254740992, 9007199254740993n, strict).differences[0]?.note).toBe("integers beyond 2^53 must match exactly");
+    expect(compareJson(2.1, 2, { tol: { atol: 0.005, rtol: 0.01 }, ignoreOrder: false }).differences[0]?.note).toBe("differs by 0.1, more than the allowed 0.025 (atol 0.005 + rtol 0.01 × |expected|)");
+  });
+
+  it("finds two nulls equal and a null unequal to anything else", () => {
+    expect(compareJson(null, null, strict).equal).toBe(true);
+    expect(compareJson([null], [0], strict).equal).toBe(false);
+    expect(compareJson({ a: null }, { a: "" }, strict).equal).toBe(false);
+  });
 });
