@@ -106,6 +106,7 @@ describe("workspace paths", () => {
     expect(workspacePathProblem("inputs")).toBe("is under inputs/, which the sandbox keeps for itself");
     expect(refused(workspacePath, "src/a.ts")).toEqual([]);
     expect(refused(workspacePath, "../a.ts")).toEqual(["(root)"]);
+    expect(workspacePath.safeParse("../a.ts").error?.issues[0]?.message).toBe("a path inside the workspace: this one leaves the workspace (..)");
   });
 
   it("a workspace: a base64 archive, and at most 200 locked paths (directories end in /)", () => {
@@ -116,6 +117,7 @@ describe("workspace paths", () => {
     expect(workspaceSpec.parse({ archive_base64: "" })).toEqual({ archive_base64: "", locked: [] });
     expect(refused(workspaceSpec, { archive_base64: "", locked: ["test/", "tsconfig.json", "a/b/"] })).toEqual([]);
     for (const bad of ["/test/", "../x", "inputs/", "out", "a//", "", "/"]) expect(refused(workspaceSpec, { archive_base64: "", locked: ["ok", bad] }), bad).toEqual(["locked.1"]);
+    expect(workspaceSpec.safeParse({ archive_base64: "", locked: ["/test/"] }).error?.issues[0]?.message).toBe('a path inside the workspace (a directory may end in "/"): this one is absolute');
     expect(refused(workspaceSpec, { archive_base64: "", locked: Array.from({ length: 200 }, (_, i) => `f${i}`) })).toEqual([]);
     expect(refused(workspaceSpec, { archive_base64: "", locked: Array.from({ length: 201 }, (_, i) => `f${i}`) })).toEqual(["locked"]);
     expect(refused(workspaceSpec, { archive_base64: "", extra: 1 })).toEqual(["(root)"]);
@@ -148,6 +150,7 @@ describe("self-test fixtures and generated programs", () => {
     for (const f of ["a.sh", "../a.py", "/a.py", "inputs/a.py", "out/a.py", ".a.py", "-a.py", `${"d/".repeat(8)}a.py`, `${"a".repeat(65)}.py`, "a.pyc", "a py.py", "a/.b/c.py", "a//b.py", ".py", "a.PY"]) {
       expect(refused(generatedCode, { ...code, filename: f }), f).toEqual(["filename"]);
     }
+    expect(generatedCode.safeParse({ ...code, filename: "a.sh" }).error?.issues[0]?.message).toBe("a file name (a relative path in a workspace, not under inputs/ or out/) ending in .py, .js, .mjs, .cjs, .ts, .mts or .cts");
     expect(refused(generatedCode, { ...code, language: "ruby" })).toEqual(["language"]);
     expect(refused(generatedCode, { ...code, source: "s".repeat(200_000) })).toEqual([]);
     expect(refused(generatedCode, { ...code, source: "s".repeat(200_001) })).toEqual(["source"]);
@@ -185,6 +188,7 @@ describe("route params and queries", () => {
 
   it("the judge report's window: ISO 8601 instants with an offset, nothing else", () => {
     expect(judgeReportQuery.parse({})).toEqual({});
+    expect(refused(judgeReportQuery, { since: "2026-01-01T00:00:00+02:00", until: "2026-02-01T00:00:00-05:00" })).toEqual([]);
     expect(refused(judgeReportQuery, { since: "2026-01-01T00:00:00Z", until: "2026-02-01T00:00:00+02:00" })).toEqual([]);
     expect(refused(judgeReportQuery, { since: "yesterday" })).toEqual(["since"]);
     expect(refused(judgeReportQuery, { until: "2026-01-01" })).toEqual(["until"]);
