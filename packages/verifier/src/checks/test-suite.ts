@@ -26,8 +26,8 @@ const params = z.strictObject({
 });
 
 export const testSuite = defineCheck({
-  // Stryker disable next-line StringLiteral: documentation (GET /checks and the planner's prompt show it), like a .describe() argument
   description:
+    // Stryker disable next-line StringLiteral: documentation (GET /checks and the planner's prompt show it), like a .describe() argument
     "The client's pytest files (checker files) run in a fresh sandbox container against the program (placed as <module>.py). Passes only when pytest exits 0 AND its JUnit XML report agrees: at least min_tests tests, none failed, errored or skipped. The solution's own conftest/ini files are ignored. Trusts the test process (see the README); cases does not.",
   params,
   example: { tests: ["test_solution.py"], module: "solution", min_tests: 3 },
