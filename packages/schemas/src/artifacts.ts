@@ -13,7 +13,7 @@ export const MAX_ARTIFACT_NAME_BYTES = 1024;
  */
 export function artifactNameProblem(name: string): string | null {
   if (name.length === 0) return "empty: give an artifact name";
-  if (Buffer.byteLength(name, "utf8") > MAX_ARTIFACT_NAME_BYTES) return `longer than ${MAX_ARTIFACT_NAME_BYTES} bytes`;
+  if (Buffer.byteLength(name) > MAX_ARTIFACT_NAME_BYTES) return `longer than ${MAX_ARTIFACT_NAME_BYTES} bytes`;
   if (/[\x00-\x1f\x7f]/.test(name)) return "contains a NUL or another control character";
   if (name.includes("\\")) return "contains a backslash: artifact names separate directories with '/'";
   if (name.startsWith("/")) return "an absolute path: artifact names are relative to the output directory";

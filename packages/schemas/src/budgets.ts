@@ -17,7 +17,8 @@ export function budgetProblems(b: GoalBudget, config: BudgetConfig): { path: str
   const problems: { path: string; message: string }[] = [];
   const over = (field: keyof GoalBudget, limit: number, envName: string) => {
     const v = b[field];
-    if (v !== undefined && v > limit) problems.push({ path: `body.budget.${field}`, message: `${v} exceeds this server's maximum ${limit} (${envName})` });
+    // An omitted cap is never over the maximum (every maximum is at least 1).
+    if ((v ?? 0) > limit) problems.push({ path: `body.budget.${field}`, message: `${v} exceeds this server's maximum ${limit} (${envName})` });
   };
   over("max_tokens", config.LIMIT_MAX_TOKENS, "LIMIT_MAX_TOKENS");
   over("max_cost_usd", config.LIMIT_MAX_COST_USD, "LIMIT_MAX_COST_USD");

@@ -159,7 +159,7 @@ describe("checks and models", () => {
     expect(ok(modelSpec, { provider: "google", model: "m".repeat(201) })).toBe(false);
     expect(ok(modelSpec, { provider: "google", model: "" })).toBe(false);
     expect(ok(modelSpec, { provider: "openai-compatible", api_key: "sk-x" })).toBe(false);
-    expect(ok(modelSpec, { provider: "local" })).toBe(false);
+    expect(issues(modelSpec, { provider: "local" })).toEqual([expect.stringMatching(/^provider: /)]);
     expect(ok(scriptedScript, { ...script, generate: { ...script.generate, filename: "../x.py" } })).toBe(false);
     expect(ok(scriptedScript, { ...script, generate: { ...script.generate, source: "" } })).toBe(false);
   });

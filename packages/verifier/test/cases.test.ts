@@ -3,7 +3,7 @@
 // tolerances both ways, and the stdin mode.
 import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
-import { planCheckRuns, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
+import { listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
 import { CASES_HARNESS_PY } from "../src/checks/cases-harness";
 import { MAX_CASES } from "../src/checks/cases";
 import { safeExceptionName } from "../src/lib/python";
@@ -306,5 +306,79 @@ describe("safeExceptionName", () => {
     expect(safeExceptionName("ValueError.x")).toBe("an exception");
     expect(safeExceptionName("")).toBe("an exception");
     expect(safeExceptionName(undefined)).toBe("an exception");
+  });
+});
+
+// issue 18: what the first mutation run of checks-run let through.
+describe("cases: the edges mutation testing found", () => {
+  const one = (expected: unknown, value: unknown, over: Record<string, unknown> = {}) =>
+    judge({ function: "f", cases: [{ id: "c", expected }], ...over }, [evidence([{ id: "c", status: "ok", value }])]);
+
+  it("takes mode call when it is named, and a case without args calls with none", () => {
+    expect(validateCheckSpec(check("cases", { ...ADD, mode: "call" })).ok).toBe(true);
+    expect(validateCheckSpec(check("cases", { ...ADD, mode: "file" })).ok).toBe(false);
+    const [req] = planCheckRuns(check("cases", { mode: "call", function: "f", cases: [{ id: "c", expected: 1 }] }), { program: PROGRAM, checkerFiles: [], inputs: [] });
+    expect((JSON.parse(req!.files[1]!.content.toString()) as { cases: unknown[] }).cases).toEqual([{ id: "c", args: [], kwargs: {} }]);
+    expect(one(1, 2).findings![0]!.input).toBe("f()");
+  });
+
+  it("untags NaN and infinities before comparing, so the difference says what was returned", () => {
+    expect(one(1, { $float: "nan" }).findings![0]!.note).toMatch(/^\(value\) differs \(differs by NaN, /);
+    expect(one(1e308, { $float: "inf" }).findings![0]!.note).toMatch(/^\(value\) differs \(differs by Infinity, /);
+    expect(one(-1e308, { $float: "-inf" }).findings![0]!.note).toMatch(/^\(value\) differs \(differs by Infinity, /);
+    // Only a one-key object whose key is $float and whose value is one of the three strings is a tag.
+    expect(one({ x: "nan" }, { $float: "nan" }).passed).toBe(false);
+    expect(one({ $float: ["nan"] }, { $float: "nan" }).passed).toBe(false);
+    expect(one({ $float: "nan", x: 1 }, { $float: "nan" }).passed).toBe(false);
+  });
+
+  it("a passing check tells a model the same count as the client", () => {
+    const o = judge({ function: "f", cases: [{ args: [], expected: 1 }] }, [evidence([ok("case 1", 1)])], { hidden: true, reveal: "verdict" });
+    expect(o).toMatchObject({ passed: true, message: "all 1 case passed", feedback: "all 1 case passed" });
+    expect(judge(ADD, [evidence([ok("small", 5), ok("case 2", 0)])], { hidden: true }).feedback).toBe("all 2 cases passed");
+  });
+
+  it("a finding without a produced value adds no 'got' to the message", () => {
+    const o = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([{ id: "c", status: "output_limit" }])]);
+    expect(o.message).toBe('1 of 1 case failed: case "c": the result is too large to compare (f())');
+  });
+
+  it("an import error without a traceback has an empty note", () => {
+    expect(judge(ADD, [evidence([{ import_error: { type: "ImportError", message: "m" } }])]).findings).toEqual([{ where: "import", actual: "ImportError: m", note: "" }]);
+  });
+
+  it("a wrong answer's note lists each difference, with or without a detail", () => {
+    expect(one({ a: 1, b: 2 }, { a: 2, b: 3 }).findings![0]!.note).toMatch(/^\/a differs \(differs by 1, .*\); \/b differs \(differs by 1, /);
+    expect(one({ a: 1 }, {}).findings![0]!.note).toBe("(value) lacks an expected key");
+  });
+
+  it("stdin mode: the last non-empty stderr line, case-sensitive output, a missing stdout read as empty", () => {
+    const p = { mode: "stdin", cases: [{ id: "s", stdin: "", expected_stdout: "ABC\n" }] };
+    const out = (rec: Record<string, unknown>, params: Record<string, unknown> = p) => judge(params, [evidence([{ id: "s", status: "ok", exit_code: 0, ...rec }])]);
+    expect(out({ stdout: "x", exit_code: 1, stderr_tail: "Traceback\n  File \"prog.py\", line 1\nValueError: bad\n\n" }).findings![0]!.actual).toBe("stderr: ValueError: bad");
+    expect(out({ stdout: "x", exit_code: 1, stderr_tail: "\n\n" }).findings![0]!.actual).toBe("stderr: ");
+    expect(out({ stdout: "abc\n" }).passed).toBe(false);
+    expect(out({ stdout: "ABC\n" }).passed).toBe(true);
+    const empty = { mode: "stdin", cases: [{ id: "s", expected_stdout: "" }] };
+    expect(out({}, empty).passed).toBe(true);
+    expect(out({}).findings![0]).toMatchObject({ actual: '""', expected: '"ABC\\n"' });
+    const unordered = out({ stdout: "x\n" }, { ...p, stdout_mode: "unordered_lines" });
+    expect(unordered.findings![0]!.note).toBe('an expected line: expected "ABC", found (nothing)');
+  });
+
+  it("the catalogue: its example is a correct one for add, and a hidden check shows a model only the public params", () => {
+    const entry = listChecks().find((c) => c.id === "cases")!;
+    expect(entry.runsCode).toBe(true);
+    expect(validateCheckSpec(check("cases", entry.example)).ok).toBe(true);
+    const example = entry.example as { function: string; cases: { args: number[]; expected: number }[] };
+    expect(example.function).toBe("add");
+    expect(example.cases.length).toBeGreaterThan(1);
+    for (const c of example.cases) {
+      expect(c.args).toHaveLength(2);
+      expect(c.expected).toBe(c.args[0]! + c.args[1]!);
+    }
+    const shown = publicCheck({ ...check("cases", { ...ADD, cases: [{ id: "secret", args: [1], expected: 42 }] }), hidden: true });
+    expect(Object.keys(shown.params).sort()).toEqual(["atol", "function", "ignore_order", "mode", "module", "rtol", "stdout_mode", "timeout_seconds"]);
+    expect(JSON.stringify(shown)).not.toContain("42");
   });
 });

@@ -3,7 +3,7 @@
 // skips and errors, and what a hidden check shows a model.
 import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
-import { planCheckRuns, runChecks, type RunEvidence } from "../src/index";
+import { checkerFilesOf, listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
 import { check, emptyCtx, file } from "./support";
 
 const PROGRAM = { filename: "analysis.py", source: "def add(a, b):\n    return a + b\n" };
@@ -158,5 +158,52 @@ describe("test_suite: judging the evidence", () => {
   it("decodes character references in failure messages", () => {
     const o = judge([evidence(junit([{ name: "test_add", body: failure("line 1&#10;line 2&#x21;&#1114112;", "") }]), { exitCode: 1 })]);
     expect(o.findings![0]!.note).toBe("tests.test_solution::test_add: line 1\nline 2!&#1114112;");
+  });
+});
+
+// issue 18: what the first mutation run of checks-run let through.
+describe("test_suite: the edges mutation testing found", () => {
+  it("places the program as solution.py by default, and takes only an identifier as the module name", () => {
+    const [req] = planCheckRuns(check("test_suite", { tests: ["test_solution.py"] }), { program: PROGRAM, checkerFiles: [TESTS], inputs: [] });
+    expect(req!.files[0]!.path).toBe("solution.py");
+    const valid = (module: string) => validateCheckSpec(check("test_suite", { tests: ["test_solution.py"], module }), { checkerFiles: ["test_solution.py"] }).ok;
+    expect(valid("_mod9")).toBe(true);
+    for (const bad of ["9mod", "mod-x", "a.b", ""]) expect(valid(bad), bad).toBe(false);
+  });
+
+  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests and the time limit", () => {
+    const spec = check("test_suite", { tests: ["test_solution.py"] });
+    expect(visibilityOf(spec).hidden).toBe(true);
+    expect(checkerFilesOf(spec)).toEqual(["test_solution.py"]);
+    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120 });
+    const entry = listChecks().find((c) => c.id === "test_suite")!;
+    expect(entry.runsCode).toBe(true);
+    expect(validateCheckSpec(check("test_suite", entry.example), { checkerFiles: ["test_solution.py"] }).ok).toBe(true);
+  });
+
+  it("a failure without a message is noted by its id alone", () => {
+    const o = judge([evidence(junit([{ name: "test_add", body: '<failure type="AssertionError" />' }]), { exitCode: 1 })]);
+    expect(o.findings).toEqual([{ where: "test_solution::test_add failed", actual: "AssertionError", note: "tests.test_solution::test_add (AssertionError)" }]);
+    expect(o.message).toBe("1 test: 0 passed, 1 failed, 0 errors, 0 skipped; first: test_solution::test_add failed: tests.test_solution::test_add (AssertionError)");
+  });
+
+  it("knows only the names each file defines at the start of a line, whatever the checker files' order", () => {
+    const file2 = file("test_two.py", "# def test_in_comment():\nx = 'def test_in_string'\nasync  def  test_spaced():\n    pass\n\tdef\ttest_tabbed(): pass\nclass  TestK:\n    pass\n");
+    const names = (cases: Case[], checkerFiles = [CONFTEST, file2]) => {
+      const spec = check("test_suite", { tests: ["test_two.py"], min_tests: 1 });
+      const [o] = runChecks([spec], emptyCtx({ program: PROGRAM, checkerFiles }), () => [evidence(junit(cases))]);
+      return o!;
+    };
+    for (const n of ["test_spaced", "test_tabbed"]) expect(names([passedCase(n, "tests.test_two")]).passed, n).toBe(true);
+    expect(names([passedCase("test_spaced", "tests.test_two.TestK")]).passed).toBe(true);
+    for (const n of ["test_in_comment", "test_in_string"]) expect(names([passedCase(n, "tests.test_two")]).message, n).toBe("1 test: 0 passed, 0 failed, 0 errors, 0 skipped; fewer than the required 1");
+    // A classname with an empty dotted part is not one pytest writes for the client's files.
+    expect(names([passedCase("test_spaced", "tests..test_two")]).passed).toBe(false);
+    expect(names([passedCase("test_spaced", ".test_two")]).passed).toBe(false);
+  });
+
+  it("shows the last stderr line trimmed", () => {
+    const o = judge([evidence(junit(ALL), { exitCode: 2, stderr: "warning\n   E   boom   \n  \n" })]);
+    expect(o.message).toMatch(/; last stderr line: "E   boom"$/);
   });
 });
