@@ -1,6 +1,6 @@
 // Issue 10: the CSV reader every CSV check stands on. A reader that guesses lets a wrong file through.
 import { describe, expect, it } from "vitest";
-import { loadCheckerCsv, loadCsv, loadInputCsv, MAX_CELLS, MAX_COLUMNS, parseCsv, scanCsv } from "../src/lib/csv";
+import { clipCell, delimiterChar, listNames, loadCheckerCsv, loadCsv, loadInputCsv, MAX_CELLS, MAX_COLUMNS, parseCsv, scanCsv } from "../src/lib/csv";
 
 import { emptyCtx, file } from "./support";
 
@@ -198,5 +198,43 @@ describe("loaders", () => {
     expect(input.ok && input.value.rowCount).toBe(2);
     const noInput = loadInputCsv(c, "nope.csv");
     expect(noInput).toEqual({ ok: false, message: expect.stringMatching(/input file "nope.csv" is not among the goal's input files \(input files: "sales.csv"\)/) });
+  });
+});
+
+describe("csv helpers: what mutation testing found untested (issue 18)", () => {
+  it("refuses a delimiter that is a quote or a line break, and takes any other one character", () => {
+    for (const d of ['"', "\r", "\n", "", ",,"]) expect(delimiterChar.safeParse(d).success, JSON.stringify(d)).toBe(false);
+    for (const d of [",", ";", "\t", "|"]) expect(delimiterChar.safeParse(d).success, JSON.stringify(d)).toBe(true);
+  });
+
+  it("refuses an empty file and a blank header row", () => {
+    expect(err("")).toBe("is empty: expected a header row");
+    expect(err("\n1\n")).toBe("line 1: the header row is blank");
+  });
+
+  it("reads an escaped header name", () => {
+    expect(ok('"a""b",c\n1,2\n').header).toEqual(['a"b', "c"]);
+  });
+
+  it("names the input files when one is missing, or says there are none", () => {
+    expect(loadInputCsv(ctx(), "x.csv")).toEqual({ ok: false, message: 'input file "x.csv" is not among the goal\'s input files (the goal has no input files)' });
+    const some = loadInputCsv(ctx({ inputs: [file("a.csv", "h\n1\n")] }), "x.csv");
+    expect(some).toEqual({ ok: false, message: 'input file "x.csv" is not among the goal\'s input files (input files: "a.csv")' });
+  });
+
+  it("names the file in a parse error of an input or a checker file", () => {
+    const bad = 'a,b\n1,"2\n';
+    const input = loadInputCsv(ctx({ inputs: [file("in.csv", bad)] }), "in.csv");
+    expect(!input.ok && input.message).toMatch(/^input file "in\.csv" /);
+    const checker = loadCheckerCsv(ctx({ checkerFiles: [file("want.csv", bad)] }), "want.csv");
+    expect(!checker.ok && checker.message).toMatch(/^checker file "want\.csv" /);
+  });
+
+  it("clips cells at the bound, not before, and lists at most max names", () => {
+    expect(clipCell("x".repeat(80))).toBe("x".repeat(80));
+    expect(clipCell("x".repeat(81))).toBe(`${"x".repeat(80)}…`);
+    expect(clipCell("abcd", 3)).toBe("abc…");
+    expect(listNames(["a", "b", "c"], 3)).toBe('"a", "b", "c"');
+    expect(listNames(["a", "b", "c", "d"], 2)).toBe('"a", "b" and 2 more');
   });
 });
