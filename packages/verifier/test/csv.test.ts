@@ -230,6 +230,31 @@ describe("csv helpers: what mutation testing found untested (issue 18)", () => {
     expect(!checker.ok && checker.message).toMatch(/^checker file "want\.csv" /);
   });
 
+  it("reads no cell outside a row: not the row before's last, not the next row's first", () => {
+    const g = scanCsv("a,b\n1,2\n3,4\n");
+    if (!g.ok) throw new Error(g.message);
+    expect([g.value.cell(1, -1), g.value.cell(0, 2), g.value.cell(0, 1)]).toEqual(["", "", "2"]);
+  });
+
+  it("reads a quoted field at the very end of the text, and a quoted empty header name", () => {
+    expect(ok('a,b\n1,"x"').rows).toEqual([["1", "x"]]);
+    expect(ok('a\n"x"').rows).toEqual([["x"]]);
+    expect(ok('""\nx\n').header).toEqual([""]);
+    expect(ok('a,b\n"x",').rows).toEqual([["x", ""]]);
+  });
+
+  it(`reads exactly ${MAX_COLUMNS} columns, a trailing empty field included`, () => {
+    const names = Array.from({ length: MAX_COLUMNS }, (_, i) => `c${i}`);
+    expect(ok(`${names.join(",")}\n`).header).toHaveLength(MAX_COLUMNS);
+    expect(ok(`${names.slice(1).join(",")},\n`).header).toHaveLength(MAX_COLUMNS);
+    expect(err(`${names.join(",")},\n`)).toMatch(/^line 1: more than 10,000 columns/);
+  });
+
+  it("counts CRLF line breaks in line numbers, and reads a bare carriage return leniently as a line break", () => {
+    expect(err("a,b\r\n1,2\r\n3\r\n")).toBe("line 3: data row 2 has 1 field, the header has 2");
+    expect(ok("a,b\r1,2\r3,4\n", { lenient: true })).toEqual({ header: ["a", "b"], rows: [["1", "2"], ["3", "4"]] });
+  });
+
   it("clips cells at the bound, not before, and lists at most max names", () => {
     expect(clipCell("x".repeat(80))).toBe("x".repeat(80));
     expect(clipCell("x".repeat(81))).toBe(`${"x".repeat(80)}…`);

@@ -43,6 +43,15 @@ describe("numbersClose", () => {
     expect(numbersClose(float(1.5), int(big), { atol: 1e30, rtol: 1 })).toBe(false);
   });
 
+  it("compares floats past 2^53 with tolerance: only an integer written as digits is exact", () => {
+    // 1e16 and 1.5e16 are floats (written with an exponent): within rtol 0.6 of each other, either way round.
+    const loose = { atol: 0, rtol: 0.6 };
+    expect(numbersClose(float(1e16), float(1.5e16), loose)).toBe(true);
+    expect(numbersClose(float(1.5e16), float(1e16), loose)).toBe(true);
+    expect(numbersClose(float(1e16), int(9_007_199_254_740_991n), loose)).toBe(true);
+    expect(numbersClose(int(9_007_199_254_740_991n), float(1e16), loose)).toBe(true);
+  });
+
   it("compares safe integers and floats within tolerance, both sides of it", () => {
     expect(numbersClose(int(1), float(1.004), { atol: 0.005, rtol: 0 })).toBe(true);
     expect(numbersClose(int(1), float(1.006), { atol: 0.005, rtol: 0 })).toBe(false);

@@ -43,9 +43,8 @@ export function numbersClose(actual: Num, expected: Num, tol: Tolerance): boolea
   // An integer beyond 2^53 is only equal exactly (a double cannot tell 10^18 from 10^18 + 3), whatever
   // the other side is written as: 1e+18 is the integer 10^18, and 1.5 equals no integer.
   if ((actual.kind === "int" && !isSafe(actual.value)) || (expected.kind === "int" && !isSafe(expected.value))) {
-    const a = exactInteger(actual);
-    const e = exactInteger(expected);
-    return a !== null && e !== null && a === e;
+    // One side is an integer here, so two nulls (two non-integers) cannot meet.
+    return exactInteger(actual) === exactInteger(expected);
   }
   // Both sides are doubles exactly here (safe integers or floats).
   return floatsClose(Number(actual.value), Number(expected.value), tol);
