@@ -169,6 +169,9 @@ describe("test_suite: the edges mutation testing found", () => {
     const valid = (module: string) => validateCheckSpec(check("test_suite", { tests: ["test_solution.py"], module }), { checkerFiles: ["test_solution.py"] }).ok;
     expect(valid("_mod9")).toBe(true);
     for (const bad of ["9mod", "mod-x", "a.b", ""]) expect(valid(bad), bad).toBe(false);
+    // A program named for the runner would be the runner; one named sitecustomize runs before it.
+    for (const shadow of ["pytest", "_pytest", "pluggy", "py", "sitecustomize", "usercustomize"]) expect(valid(shadow), shadow).toBe(false);
+    for (const fine of ["pytest_helpers", "Pytest", "solution"]) expect(valid(fine), fine).toBe(true);
   });
 
   it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests and the time limit", () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineCheck } from "../define";
 import { clipText } from "../format";
 import { JUNIT, readJunit, type TestCase } from "../lib/junit";
+import { PYTEST_SHADOWS } from "../lib/python";
 import type { CheckResult, CheckRunRequest, Finding, RunEvidence } from "../types";
 import { applyAttempt, isLocked } from "../workspace";
 import { maxFindingsParam } from "./json-matches";
@@ -41,9 +42,8 @@ const params = z
 
 const PYTEST_CONFIG = ["conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "setup.cfg", "tox.ini"];
 // `python3 -m pytest` puts the working directory (the workspace root) first on sys.path, so a top-level
-// module of one of these names would replace pytest or a module it imports, and importlib.metadata reads a
-// *.dist-info / *.egg-info there, whose entry points register pytest plugins.
-const PYTEST_SHADOWS = ["pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"];
+// module named in PYTEST_SHADOWS would replace pytest or a module it imports, and importlib.metadata reads
+// a *.dist-info / *.egg-info there, whose entry points register pytest plugins.
 const shadowsPytest = (top: string) => PYTEST_SHADOWS.includes(top.replace(/\.py$/, "")) || /\.(?:dist|egg)-info$/.test(top);
 
 /** Files that configure the runner: an attempt may not add or change them either (they could switch the tests off). */

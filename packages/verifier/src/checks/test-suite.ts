@@ -3,7 +3,7 @@ import { checkerFileName } from "../artifacts";
 import { defineCheck } from "../define";
 import { clipText, preview } from "../format";
 import { JUNIT, readJunit, type TestCase } from "../lib/junit";
-import { safeExceptionName } from "../lib/python";
+import { PYTEST_SHADOWS, safeExceptionName, STARTUP_MODULES } from "../lib/python";
 import type { CheckResult, Finding, NamedFile, RunEvidence } from "../types";
 import { maxFindingsParam } from "./json-matches";
 
@@ -19,7 +19,12 @@ const PYTEST_INI = "[pytest]\n";
 
 const params = z.strictObject({
   tests: z.array(checkerFileName).min(1).max(50).describe("Checker files with the client's pytest tests (test_*.py), and any conftest.py of the client's."),
-  module: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default("solution").describe("The program is placed as <module>.py beside the tests' directory, importable under this name."),
+  module: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    // The program would replace the test runner (or run at Python's start-up) instead of being imported by the tests.
+    .refine((m) => !PYTEST_SHADOWS.includes(m) && !STARTUP_MODULES.includes(m), { message: `cannot be a module pytest needs or one Python runs at start-up (${[...PYTEST_SHADOWS, ...STARTUP_MODULES].join(", ")})` })
+    .default("solution").describe("The program is placed as <module>.py beside the tests' directory, importable under this name."),
   min_tests: z.int().min(1).max(100_000).default(1).describe("Fewer passing tests than this is a failure (guards against tests that were never collected)."),
   timeout_seconds: z.int().min(1).max(600).default(120).describe("Time limit of the whole test run."),
   max_findings: maxFindingsParam,

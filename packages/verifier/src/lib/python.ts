@@ -20,3 +20,11 @@ export function safeExceptionName(name: string | undefined): string {
   const short = text.slice(text.lastIndexOf(".") + 1);
   return BUILTIN_EXCEPTIONS.has(short) ? short : "an exception";
 }
+
+/**
+ * Top-level names that would replace pytest or a module it imports when they sit on sys.path before the
+ * installed ones (`python3 -m pytest` puts the working directory first; PYTHONPATH comes before the
+ * install), plus sitecustomize/usercustomize, which Python itself imports at start-up.
+ */
+export const PYTEST_SHADOWS = ["pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"];
+export const STARTUP_MODULES = ["sitecustomize", "usercustomize"];
