@@ -214,12 +214,10 @@ function scan(text: string, opts: CsvOptions): Parsed<CsvGrid> {
           escaped.set(spans.length, unescape(text.slice(start, q)) + text.slice(i, end));
           spans.push(start, ESCAPED);
           i = end;
-          // Stryker disable next-line ConditionalExpression: equivalent when always true (see `doubled`); always false fails the "" tests
-        } else if (doubled) {
-          escaped.set(spans.length, unescape(text.slice(start, q)));
-          spans.push(start, ESCAPED);
         } else {
-          spans.push(start, q);
+          // Stryker disable next-line ConditionalExpression: always true is equivalent (see `doubled`); always false fails the "" tests
+          if (doubled) escaped.set(spans.length, unescape(text.slice(start, q)));
+          spans.push(start, doubled ? ESCAPED : q);
         }
       } else {
         const end = unquotedEnd(text, i, delimiter);
@@ -253,8 +251,8 @@ function scan(text: string, opts: CsvOptions): Parsed<CsvGrid> {
           i += 1;
         } else i += 2;
         line++;
-        // Stryker disable next-line ConditionalExpression: always true is equivalent, c is otherwise NaN (the text's end), where stepping past changes nothing; always false never ends
-      } else if (c === LF) {
+      } else {
+        // A line feed, or NaN at the text's end, where stepping past changes nothing.
         i++;
         line++;
       }

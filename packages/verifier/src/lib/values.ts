@@ -73,11 +73,11 @@ function canonical(v: unknown): string {
   // Stryker disable next-line StringLiteral: equivalent, element texts decode uniquely without it (n or f then a number, null, true, false, a JSON string, brackets), so the comma is only for reading
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v !== null && typeof v === "object") {
-    return `{${Object.keys(v)
+    const fields = Object.keys(v)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      // Stryker disable next-line StringLiteral: equivalent, as for arrays: each key is a JSON string, each value self-delimiting
-      .join(",")}}`;
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`);
+    // Stryker disable next-line StringLiteral: equivalent, as for arrays: each field starts with its key's JSON string
+    return `{${fields.join(",")}}`;
   }
   return JSON.stringify(v);
 }
