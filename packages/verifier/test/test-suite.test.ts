@@ -170,7 +170,10 @@ describe("test_suite: the edges mutation testing found", () => {
     expect(valid("_mod9")).toBe(true);
     for (const bad of ["9mod", "mod-x", "a.b", ""]) expect(valid(bad), bad).toBe(false);
     // A program named for the runner would be the runner; one named sitecustomize runs before it.
-    for (const shadow of ["pytest", "_pytest", "pluggy", "py", "sitecustomize", "usercustomize"]) expect(valid(shadow), shadow).toBe(false);
+    const shadows = ["pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "sitecustomize", "usercustomize"];
+    for (const shadow of shadows) expect(valid(shadow), shadow).toBe(false);
+    const refused = validateCheckSpec(check("test_suite", { tests: ["test_solution.py"], module: "pytest" }), { checkerFiles: ["test_solution.py"] });
+    expect(refused.ok ? "" : JSON.stringify(refused)).toContain(`cannot be a module pytest needs or one Python runs at start-up (${shadows.join(", ")})`);
     for (const fine of ["pytest_helpers", "Pytest", "solution"]) expect(valid(fine), fine).toBe(true);
   });
 

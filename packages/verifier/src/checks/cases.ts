@@ -102,7 +102,8 @@ function untag(v: unknown): unknown {
   if (v !== null && typeof v === "object") {
     const o = v as Record<string, unknown>;
     const keys = Object.keys(o);
-    if (keys.length === 1 && keys[0] === "$float" && typeof o.$float === "string") return { nan: NaN, inf: Infinity, "-inf": -Infinity }[o.$float] ?? v;
+    // One key, and $float a string: that key is $float (a parsed JSON object has no inherited one).
+    if (keys.length === 1 && typeof o.$float === "string") return { nan: NaN, inf: Infinity, "-inf": -Infinity }[o.$float] ?? v;
     return Object.fromEntries(keys.map((k) => [k, untag(o[k])]));
   }
   return v;
