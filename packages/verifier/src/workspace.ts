@@ -56,7 +56,8 @@ export async function unpackWorkspace(archive: Buffer, limits: WorkspaceLimits =
     if (archive.length >= 4 && archive.readUInt32LE(0) === 0x04034b50) {
       format = "zip";
       entries = readZip(archive, limits);
-    } else if (archive.length >= 2 && archive[0] === 0x1f && archive[1] === 0x8b) {
+      // gzip's magic (a buffer too short for it reads undefined there).
+    } else if (archive[0] === 0x1f && archive[1] === 0x8b) {
       format = "tar.gz";
       // Bounded: a small archive must not inflate into gigabytes on the API host.
       entries = await readTar(gunzipSync(archive, { maxOutputLength: limits.maxBytes + limits.maxEntries * 1024 + 1024 }), limits);

@@ -324,7 +324,9 @@ describe("command: locked and runner-configuration files", () => {
     // .pytest.ini: pytest 7.2 reads it before pytest.ini (regression: an attempt could deselect the failing tests with it).
     ["pytest", ["conftest.py", "tests/conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "setup.cfg", "tox.ini", "tests/pytest.ini", "sitecustomize.py", "sitecustomize/__init__.py", "usercustomize.py",
       // Modules that shadow pytest (the working directory is first on sys.path) and plugin registrations.
-      "pytest.py", "pytest/__init__.py", "_pytest/main.py", "py.py", "pluggy/__init__.py", "iniconfig.py", "evil-1.0.dist-info/entry_points.txt", "evil.egg-info/entry_points.txt"]],
+      "pytest.py", "pytest/__init__.py", "_pytest/main.py", "py.py", "pluggy/__init__.py", "iniconfig.py", "evil-1.0.dist-info/entry_points.txt", "evil.egg-info/entry_points.txt",
+      // Python imports a sourceless .pyc and an extension module from sys.path too (checked: a lone pytest.pyc runs for `python3 -m pytest`).
+      "pytest.pyc", "pluggy.cpython-311-x86_64-linux-gnu.so", "tomli.abi3.so", "packaging.pyc", "exceptiongroup/__init__.py"]],
   ] as const)("%s: a runner configuration file the attempt changed or added fails: %j", (run, paths) => {
     const good = run === "pytest" ? PY_PASS : PASS;
     for (const path of paths) {
@@ -336,7 +338,7 @@ describe("command: locked and runner-configuration files", () => {
 
   it.each([
     ["node_test", ["conftest.py", "pytest.ini", "src/tsconfig.ts", "mytsconfig.json", "tsconfig.json.bak", "package.json.orig", "node_modules2/x.js", "src/my_node_modules.ts", "npmrc"]],
-    ["pytest", ["package.json", "tsconfig.json", "node_modules/x.js", "test_conftest.py", "conftest.py.bak", "src/usercustomize.py.txt", "setup.py", "src/mysitecustomize.py", "pytest_helpers.py", "tests/pytest_util.py", "src/pluggy_notes.txt", "docs/info.dist-info.md"]],
+    ["pytest", ["package.json", "tsconfig.json", "node_modules/x.js", "test_conftest.py", "conftest.py.bak", "src/usercustomize.py.txt", "setup.py", "src/mysitecustomize.py", "pytest_helpers.py", "tests/pytest_util.py", "src/pluggy_notes.txt", "docs/info.dist-info.md", "p.pyy", "pkg.dist-info.bak", "src/pytest.pyc"]],
     ["exec", ["package.json", "conftest.py", "pytest.ini", "tsconfig.json", "node_modules/x.js"]],
   ] as const)("%s: other files are the attempt's to change: %j", (run, paths) => {
     const good = run === "pytest" ? PY_PASS : PASS;

@@ -42,9 +42,11 @@ const params = z
 
 const PYTEST_CONFIG = ["conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "pyproject.toml", "setup.cfg", "tox.ini"];
 // `python3 -m pytest` puts the working directory (the workspace root) first on sys.path, so a top-level
-// module named in PYTEST_SHADOWS would replace pytest or a module it imports, and importlib.metadata reads
-// a *.dist-info / *.egg-info there, whose entry points register pytest plugins.
-const shadowsPytest = (top: string) => PYTEST_SHADOWS.includes(top.replace(/\.py$/, "")) || /\.(?:dist|egg)-info$/.test(top);
+// module named in PYTEST_SHADOWS would replace pytest or a module it imports, whatever form it takes (a
+// package, name.py, a sourceless name.pyc, an extension name.cpython-311-x86_64-linux-gnu.so): the name is
+// what comes before the first dot. importlib.metadata reads a *.dist-info / *.egg-info there, whose entry
+// points register pytest plugins.
+const shadowsPytest = (top: string) => PYTEST_SHADOWS.includes(top.split(".")[0]!) || /\.(?:dist|egg)-info$/.test(top);
 
 /** Files that configure the runner: an attempt may not add or change them either (they could switch the tests off). */
 function runnerConfig(run: Preset, path: string): boolean {
