@@ -113,6 +113,9 @@ describe("workspace paths", () => {
     // The archive's bound (11,184,812 base64 characters, 8 MiB decoded) is asserted through the published
     // contract (contract.test.ts): a base64 check over 11 MB here would cost a second per mutant run.
     expect(MAX_WORKSPACE_ARCHIVE_BYTES).toBe(8 * 1024 * 1024);
+    // Its message, cheaply: a string one past the bound that is not base64 fails at its first character.
+    const tooLong = workspaceSpec.safeParse({ archive_base64: "!".repeat(Math.ceil(MAX_WORKSPACE_ARCHIVE_BYTES / 3) * 4 + 1) });
+    expect(tooLong.error?.issues.find((i) => i.code === "too_big")?.message).toBe("at most 8388608 bytes before base64");
     expect(refused(workspaceSpec, { archive_base64: "not base64!" })).toEqual(["archive_base64"]);
     expect(workspaceSpec.parse({ archive_base64: "" })).toEqual({ archive_base64: "", locked: [] });
     expect(refused(workspaceSpec, { archive_base64: "", locked: ["test/", "tsconfig.json", "a/b/"] })).toEqual([]);
