@@ -5,12 +5,12 @@ import { createHash } from "node:crypto";
 
 /** Python source without comments and whitespace: a reformatted or re-commented script is the same script. */
 export function normaliseScript(source: string): string {
-  return source
+  const code = source
     .split("\n")
     .map((line) => stripComment(line))
-    .join("")
-    // Stryker disable next-line Regex: equivalent; removing runs of whitespace or each whitespace character is the same
-    .replace(/\s+/g, "");
+    .join("");
+  // Stryker disable next-line Regex: equivalent; removing runs of whitespace or each whitespace character is the same
+  return code.replace(/\s+/g, "");
 }
 
 // A '#' starts a comment unless it is inside a string literal on that line.

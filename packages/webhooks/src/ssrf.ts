@@ -62,7 +62,8 @@ function rangeOf(ip: IP): string {
 
 function parseAllowEntry(entry: string): [IP, number] {
   const [net, bits] = entry.includes("/") ? ipaddr.parseCIDR(entry) : ([ipaddr.parse(entry), -1] as [IP, number]);
-  const width = bits < 0 ? (net.kind() === "ipv4" ? 32 : 128) : bits;
+  // No prefix length: the whole address (32 bits for IPv4, 128 for IPv6).
+  const width = bits < 0 ? net.toByteArray().length * 8 : bits;
   // Addresses are compared after unmapping, so a mapped allow entry (::ffff:10.0.0.0/104) is unmapped too.
   if (net.kind() === "ipv6" && (net as ipaddr.IPv6).isIPv4MappedAddress()) return [(net as ipaddr.IPv6).toIPv4Address(), Math.max(0, width - 96)];
   return [net, width];
@@ -84,7 +85,7 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   // WHATWG URL keeps the brackets of an IPv6 literal and has already normalised IPv4 spellings
   // (0x7f.1, 2130706433) to dotted quads.
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  // Stryker disable next-line ConditionalExpression,StringLiteral: defensive; WHATWG URL gives http(s) URLs a host or refuses them
+  // Stryker disable next-line all: defensive; WHATWG URL gives http(s) URLs a host or refuses them
   if (host === "") return { ok: false, reason: "the URL has no host" };
   // WHATWG URL drops a scheme's default port (and refuses ports past 65535), so "" means 80 or 443.
   if (url.port !== "" && !webhookPortAllowed(Number(url.port))) return { ok: false, reason: `port ${url.port} is not allowed; use 80, 443 or 1024-65535` };
@@ -148,8 +149,8 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
         timer = setTimeout(() => reject(Object.assign(new Error(`no DNS answer within ${ms} ms`), { code: "ETIMEOUT" })), ms);
       }),
     ]);
-    // Stryker disable next-line BlockStatement: not observable in a result; without it a settled lookup leaves its timer to fire into nothing
   } finally {
+    // A settled lookup must not leave its timer behind (it would hold the event loop for up to `ms`).
     clearTimeout(timer);
   }
 }

@@ -83,6 +83,14 @@ describe("checkWebhookUrl refuses what is not public unicast", () => {
     expect(r).toEqual({ ok: false, reason: nameRefused("slow.example"), detail: "slow.example: cannot resolve: ETIMEOUT" });
   });
 
+  it("leaves no timer behind once the lookup has answered", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    const r = await checkWebhookUrl("https://fast.example/x", { ...noAllow, lookup: resolvesTo("93.184.216.34"), lookupTimeoutMs: 60_000 });
+    expect(r.ok).toBe(true);
+    expect(timers()).toBe(before);
+  });
+
   it.each([
     ["http://93.184.216.34:22/x", "22"],
     ["http://93.184.216.34:25/x", "25"],
