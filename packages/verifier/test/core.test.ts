@@ -155,6 +155,10 @@ describe("artifacts", () => {
     expect(loadJson(ctx, "result.json", { exact: false })).toEqual({ ok: true, value: [9007199254740992] });
     expect(loadJson(ctxWith('{"a": 1, "a": 2}'), "result.json", { exact: false }).ok).toBe(false);
     expect(loadJson(emptyCtx(), "result.json", { exact: false }).ok).toBe(false);
+    // The depth limit, both ways: 256 levels read, 257 refused by the exact reader before JSON.parse runs.
+    const nested = (n: number) => ctxWith("[".repeat(n) + "]".repeat(n));
+    expect(loadJson(nested(256), "result.json", { exact: false }).ok).toBe(true);
+    expect(loadJson(nested(257), "result.json", { exact: false })).toEqual({ ok: false, message: 'artifact "result.json" is not valid JSON: nested deeper than 256 levels at line 1, column 257' });
   });
 });
 
