@@ -7,7 +7,7 @@ import { z } from "zod";
 import { checkerFilesOf, checkRegistry, defineAlias, defineCheck, feedbackFor, isArtifactPath, knownCheckIds, listChecks, planCheckRuns, publicCheck, runCheck, runChecks, validateCheckSpec, visibilityOf, type CheckDef } from "../src/index";
 import { artifactName, checkerFileName, decodeUtf8, findArtifact, findCheckerFile, findInput, loadJson, parseJsonFile } from "../src/artifacts";
 import { clipText, describeValue, fmtNumber, listQuoted, preview } from "../src/format";
-import { isPlainObject, jsonPointer, pointerTokens, resolvePath, resolvePointer, showPath } from "../src/json-path";
+import { dotPath, isPlainObject, jsonPointer, pointerTokens, resolvePath, resolvePointer, showPath } from "../src/json-path";
 import { fullMessage, renderFinding } from "../src/reveal";
 import { check, ctxWith, emptyCtx, file } from "./support";
 
@@ -155,6 +155,11 @@ describe("artifacts", () => {
     expect(loadJson(ctx, "result.json", { exact: false })).toEqual({ ok: true, value: [9007199254740992] });
     expect(loadJson(ctxWith('{"a": 1, "a": 2}'), "result.json", { exact: false }).ok).toBe(false);
     expect(loadJson(emptyCtx(), "result.json", { exact: false }).ok).toBe(false);
+    // "required" names a missing value only; a value of the wrong type keeps zod's own message.
+    for (const schema of [checkerFileName, dotPath]) {
+      expect(schema.safeParse(undefined).error?.issues[0]?.message).toBe("required");
+      expect(schema.safeParse(5).error?.issues[0]?.message).toMatch(/^Invalid input: expected string/);
+    }
     // The depth limit, both ways: 256 levels read, 257 refused by the exact reader before JSON.parse runs.
     const nested = (n: number) => ctxWith("[".repeat(n) + "]".repeat(n));
     expect(loadJson(nested(256), "result.json", { exact: false }).ok).toBe(true);
