@@ -1,8 +1,9 @@
-// The exact JSON reader every JSON check reads artifacts through (issue 18: mutation testing found it had
-// no test of its own). Each value kind, each escape, each refusal with its exact message and position, the
-// depth limit on both sides, integers beyond 2^53, and the writer and depth helpers beside it.
+// The exact JSON reader every JSON check reads artifacts through and receipts are verified with (issue 18:
+// mutation testing found it had no test of its own; issue 25 moved it here from the verifier). Each value
+// kind, each escape, each refusal with its exact message and position, the depth limit on both sides,
+// integers beyond 2^53, and the writer and depth helpers beside it.
 import { describe, expect, it } from "vitest";
-import { jsonDepth, parseJsonExact, stringifyJson } from "../src/lib/json";
+import { jsonDepth, parseJsonExact, stringifyJson } from "../src/json";
 
 const ok = (text: string, maxDepth?: number) => {
   const r = parseJsonExact(text, maxDepth);
