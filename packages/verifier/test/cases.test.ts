@@ -5,8 +5,8 @@ import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
 import { listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
 import { CASES_HARNESS_PY } from "../src/checks/cases-harness";
-import { MAX_CASES } from "../src/checks/cases";
-import { safeExceptionName } from "../src/lib/python";
+import { MALFORMED_RESULTS, MAX_CASES } from "../src/checks/cases";
+import { CASES_MODULE_SHADOWS, safeExceptionName, STARTUP_MODULES } from "../src/lib/python";
 import { check, emptyCtx, file } from "./support";
 
 const PROGRAM = { filename: "analysis.py", source: "def add(a, b):\n    return a + b\n" };
@@ -25,7 +25,10 @@ function judge(params: Record<string, unknown>, runs: RunEvidence[], over: Parti
 }
 
 const ADD = { function: "add", cases: [{ id: "small", args: [2, 3], expected: 5 }, { args: [-1, 1], expected: 0 }] };
-const ok = (id: string, value: unknown) => ({ id, status: "ok", value });
+// Result lines as the harness writes them (issue 25: anything else is refused).
+const ok = (id: string, value: unknown) => ({ id, status: "ok", value, duration_ms: 3 });
+const called = (id: string, rec: Record<string, unknown>) => ({ id, duration_ms: 3, ...rec });
+const printed = (id: string, rec: Record<string, unknown>) => ({ id, status: "ok", duration_ms: 3, exit_code: 0, stdout: "", stdout_clipped: false, stderr_tail: "", ...rec });
 
 describe("cases: the run request", () => {
   it("carries the program, the inputs and the harness, never the expected values", () => {
@@ -104,8 +107,8 @@ describe("cases: judging the results", () => {
     expect(judge(p, [evidence([ok("case 1", 9.4999)])]).passed).toBe(false);
     const big = { function: "f", cases_file: "c.json" };
     const files = [file("c.json", '[{"args": [], "expected": 9007199254740993}]')];
-    expect(judge(big, [evidence('{"id": "case 1", "status": "ok", "value": 9007199254740993}')], {}, files).passed).toBe(true);
-    expect(judge(big, [evidence('{"id": "case 1", "status": "ok", "value": 9007199254740992}')], {}, files).passed).toBe(false);
+    expect(judge(big, [evidence('{"id": "case 1", "status": "ok", "value": 9007199254740993, "duration_ms": 1}')], {}, files).passed).toBe(true);
+    expect(judge(big, [evidence('{"id": "case 1", "status": "ok", "value": 9007199254740992, "duration_ms": 1}')], {}, files).passed).toBe(false);
   });
 
   it("compares arrays in order unless ignore_order", () => {
@@ -139,16 +142,12 @@ describe("cases: judging the results", () => {
 
   it.each([
     [{ status: "timeout" }, "timed out after 10 s", "no answer within the time limit"],
-    [{ status: "crash", exit_code: -9 }, "the process died (exit code -9)", "no result (os._exit, a signal, or a crash)"],
-    [{ status: "crash" }, "the process died (exit code ?)", "no result (os._exit, a signal, or a crash)"],
-    [{ status: "unserializable", error: { message: "<object at 0x1>" } }, "returned a value that is not plain data", "<object at 0x1>"],
-    [{ status: "unserializable" }, "returned a value that is not plain data", ""],
+    [{ status: "crash", exit_code: 137 }, "the process died", "exit code 137, no result (os._exit, a signal, or a crash)"],
+    [{ status: "unserializable", error: { type: "TypeError", message: "<object at 0x1>" } }, "returned a value that is not plain data", "<object at 0x1>"],
     [{ status: "error", error: { type: "ZeroDivisionError", message: "division by zero" } }, "raised ZeroDivisionError", "ZeroDivisionError: division by zero"],
     [{ status: "error", error: { type: "LeakedSecret42", message: "m" } }, "raised an exception", "LeakedSecret42: m"],
-    [{ status: "error" }, "raised an exception", "Exception: "],
-    [{ status: "passed" }, "an unknown result status", '"passed"'],
   ])("fails the status %j", (rec, what, actual) => {
-    const o = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([{ id: "c", value: 1, ...rec }])]);
+    const o = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([called("c", rec)])]);
     expect(o.passed).toBe(false);
     expect(o.findings![0]).toMatchObject({ where: `case "c": ${what}`, actual });
   });
@@ -156,13 +155,15 @@ describe("cases: judging the results", () => {
   it("fails a result too large to compare, with no value shown", () => {
     const o = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([{ id: "c", status: "output_limit" }])]);
     expect(o.passed).toBe(false);
+    // The case's own process says how large its result was.
+    expect(judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([called("c", { status: "output_limit", bytes: 600_000 })])]).findings).toEqual(o.findings);
     expect(o.findings).toEqual([{ where: 'case "c": the result is too large to compare', input: "f()" }]);
   });
 
   it("keeps an error's traceback as the note", () => {
-    const o = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([{ id: "c", status: "error", error: { type: "KeyError", message: "'x'", traceback: "Traceback ...\nKeyError: 'x'" } }])]);
+    const o = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([called("c", { status: "error", error: { type: "KeyError", message: "'x'", traceback: "Traceback ...\nKeyError: 'x'" } })])]);
     expect(o.findings![0]).toMatchObject({ note: "Traceback ...\nKeyError: 'x'" });
-    const none = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([{ id: "c", status: "error", error: { type: "KeyError", message: "'x'" } }])]);
+    const none = judge({ function: "f", cases: [{ id: "c", args: [], expected: 1 }] }, [evidence([called("c", { status: "error", error: { type: "KeyError", message: "'x'" } })])]);
     expect(none.findings![0]!.note).toBeUndefined();
   });
 
@@ -173,19 +174,25 @@ describe("cases: judging the results", () => {
     expect(late.findings![0]!.actual).toBe("the case run hit its overall time limit");
   });
 
-  it("ignores results for cases it did not ask for, and refuses two results for one case", () => {
-    expect(judge(ADD, [evidence([ok("small", 5), ok("case 2", 0), ok("extra", 1)])]).passed).toBe(true);
-    const forged = judge(ADD, [evidence([ok("small", 5), ok("small", 5), ok("case 2", 0)])], { hidden: true });
-    expect(forged).toMatchObject({ passed: false, message: 'case "small" has two results: the results were tampered with' });
-    expect(forged.feedback).toBe('case "small" has two results: the results were tampered with');
+  // issue 25: the harness writes one result per case, in the cases' order; any other id is not its line.
+  it("refuses a result for a case it did not ask for, two results for one case, and results out of order", () => {
+    const refused = "the harness's result for a case is malformed (result line 3: not the next case's result; the case run exited with code 0)";
+    expect(judge(ADD, [evidence([ok("small", 5), ok("case 2", 0), ok("extra", 1)])]).message).toBe(refused);
+    expect(judge(ADD, [evidence([ok("small", 5), ok("case 2", 0), ok("small", 5)])]).message).toBe(refused);
+    const forged = judge(ADD, [evidence([ok("small", 5), ok("small", 5), ok("case 2", 0)])], { hidden: true, reveal: "verdict" });
+    expect(forged).toMatchObject({ passed: false, message: "the harness's result for a case is malformed (result line 2: not the next case's result; the case run exited with code 0)" });
+    expect(forged.feedback).toBe("the harness's result for a case is malformed");
+    expect(judge(ADD, [evidence([ok("case 2", 0), ok("small", 5)])]).message).toMatch(/\(result line 1: not the next case's result; /);
   });
 
   it("fails closed on malformed results", () => {
-    for (const text of ["not json", "[1]", "null", '{"status": "ok", "value": 5}', '{"id": 5, "status": "ok"}']) {
-      const o = judge(ADD, [evidence(text, { exitCode: 1 })]);
-      expect(o).toMatchObject({ passed: false, message: "the case results are malformed (the case run exited with code 1)" });
-    }
+    for (const text of ["not json", '{"id": "small", "status": "ok", "value": 5, "duration_ms": 1'])
+      expect(judge(ADD, [evidence(text, { exitCode: 1 })]).message).toBe("the harness's result for a case is malformed (result line 1: not JSON; the case run exited with code 1)");
+    for (const text of ["[1]", "null", "5", '"small"', '{"status": "ok", "value": 5, "duration_ms": 1}', '{"id": 5, "status": "ok", "value": 5, "duration_ms": 1}'])
+      expect(judge(ADD, [evidence(text)]).message, text).toBe("the harness's result for a case is malformed (result line 1: not a case result as the harness writes it; the case run exited with code 0)");
+    // Blank lines carry nothing; a line's number counts them.
     expect(judge(ADD, [evidence(`${JSON.stringify(ok("small", 5))}\n\n${JSON.stringify(ok("case 2", 0))}\n`)]).passed).toBe(true);
+    expect(judge(ADD, [evidence(`${JSON.stringify(ok("small", 5))}\n\n{}\n`)]).message).toMatch(/\(result line 3: not a case result as the harness writes it; /);
   });
 
   it("fails closed when no results came back, saying how the run ended", () => {
@@ -193,6 +200,18 @@ describe("cases: judging the results", () => {
     expect(judge(ADD, [evidence([], { ...none, exitCode: 2 })]).message).toBe('no case results came back (the case run exited with code 2; artifact "cases.jsonl" was not returned (no artifacts were returned))');
     expect(judge(ADD, [evidence([], { ...none, timedOut: true, durationMs: 61000 })]).message).toMatch(/^no case results came back \(the case run hit its overall time limit after 61000 ms; /);
     expect(judge(ADD, [evidence([], { ...none, oomKilled: true })]).message).toMatch(/^no case results came back \(the case run ran out of memory; /);
+  });
+
+  // issue 25: the artifact message lists the files that came back, which the program names; the exit code
+  // and the run's duration are the program's to choose too. A model is told only how the run ended.
+  it("tells a model only how a run without results ended, never the files it left nor its exit code", () => {
+    const left = { artifacts: [file("LEAK_4242.txt", "")], artifactErrors: [] };
+    const hidden = { hidden: true, reveal: "verdict" } as const;
+    const ended = judge(ADD, [evidence([], { ...left, exitCode: 42 })], hidden);
+    expect(ended.message).toBe('no case results came back (the case run exited with code 42; artifact "cases.jsonl" was not returned (returned artifacts: "LEAK_4242.txt"))');
+    expect(ended.feedback).toBe("no case results came back (the case run ended without them)");
+    expect(judge(ADD, [evidence([], { ...left, timedOut: true, durationMs: 4242 })], hidden).feedback).toBe("no case results came back (the case run hit its overall time limit)");
+    expect(judge(ADD, [evidence([], { ...left, oomKilled: true })], hidden).feedback).toBe("no case results came back (the case run ran out of memory)");
   });
 
   it("fails closed without any sandbox evidence", () => {
@@ -206,12 +225,20 @@ describe("cases: judging the results", () => {
     expect(o).toMatchObject({ passed: false, message: "the program could not be imported as solution.py with add: ModuleNotFoundError: No module named 'numpyy'" });
     expect(o.feedback).toBe("the program could not be imported as solution.py with add: ModuleNotFoundError\n  - import");
     expect(o.findings).toEqual([{ where: "import", actual: "ModuleNotFoundError: No module named 'numpyy'", note: "tb" }]);
-    const custom = judge(ADD, [evidence([{ import_error: { type: "Secret_4242" } }])], { hidden: true, reveal: "verdict" });
+    const custom = judge(ADD, [evidence([{ import_error: { type: "Secret_4242", message: "", traceback: "" } }])], { hidden: true, reveal: "verdict" });
     expect(custom.passed).toBe(false);
     expect(custom.feedback.split("\n")[0]).toBe("the program could not be imported as solution.py with add: an exception");
-    expect(judge(ADD, [evidence([{ import_error: null }])]).message).toBe("the program could not be imported as solution.py with add: Error: ");
-    const stdin = judge({ mode: "stdin", cases: [{ expected_stdout: "x" }] }, [evidence([{ import_error: {} }])]);
-    expect(stdin.message).toBe("the program could not be imported as solution.py: Error: ");
+  });
+
+  // issue 25: the harness writes an import error alone, in call mode, with its three fields.
+  it("refuses an import error the harness would not write", () => {
+    const error = { import_error: { type: "ImportError", message: "m", traceback: "tb" } };
+    const refused = (why: string) => `the harness's result for a case is malformed (result line 1: ${why}; the case run exited with code 0)`;
+    for (const bad of [{ import_error: null }, { import_error: {} }, { import_error: { type: "ImportError", message: "m" } }, { ...error, id: "small" }, { import_error: { ...error.import_error, type: 5 } }])
+      expect(judge(ADD, [evidence([bad])]).message, JSON.stringify(bad)).toBe(refused("not an import error as the harness writes it"));
+    expect(judge(ADD, [evidence([error, ok("small", 5)])]).message).toBe(refused("an import error where the harness writes none"));
+    expect(judge(ADD, [evidence([ok("small", 5), error])]).message).toBe(refused("an import error where the harness writes none").replace("line 1", "line 2"));
+    expect(judge({ mode: "stdin", cases: [{ expected_stdout: "x" }] }, [evidence([error])]).message).toBe(refused("an import error where the harness writes none"));
   });
 
   it("counts every failure, lists three in the message and five in the public one", () => {
@@ -227,7 +254,7 @@ describe("cases: judging the results", () => {
 
   it("stdin mode: compares stdout by stdout_mode, and fails a non-zero exit or clipped output", () => {
     const p = { mode: "stdin", cases: [{ id: "s", stdin: "1 2", expected_stdout: "3\n" }] };
-    const out = (rec: Record<string, unknown>, params: Record<string, unknown> = p) => judge(params, [evidence([{ id: "s", status: "ok", exit_code: 0, ...rec }])]);
+    const out = (rec: Record<string, unknown>, params: Record<string, unknown> = p) => judge(params, [evidence([printed("s", rec)])]);
     expect(out({ stdout: "3  \n\n" }).passed).toBe(true);
     expect(out({ stdout: "3  \n\n" }, { ...p, stdout_mode: "exact" }).passed).toBe(false);
     const wrong = out({ stdout: "4\n" });
@@ -235,15 +262,17 @@ describe("cases: judging the results", () => {
     expect(wrong.findings![0]!.note).toBe('line 1: expected "3", found "4"');
     const missing = out({ stdout: "" });
     expect(missing.findings![0]!.note).toBe('line 1: expected "3", found (no such line)');
-    const extra = judge({ mode: "stdin", cases: [{ id: "s", expected_stdout: "" }] }, [evidence([{ id: "s", status: "ok", exit_code: 0, stdout: "x" }])]);
+    const extra = judge({ mode: "stdin", cases: [{ id: "s", expected_stdout: "" }] }, [evidence([printed("s", { stdout: "x" })])]);
     expect(extra.findings![0]!.note).toBe('line 1: expected (nothing), found "x"');
     const exit = out({ stdout: "3\n", exit_code: 2, stderr_tail: "Traceback\nValueError: bad\n" });
-    expect(exit.findings![0]).toMatchObject({ where: 'case "s": exited with code 2', actual: "stderr: ValueError: bad" });
-    expect(out({ stdout: "3\n", exit_code: 1 }).findings![0]).toMatchObject({ actual: "stderr is empty" });
-    expect(out({ stdout: "3\n", exit_code: undefined }).passed).toBe(true);
+    // issue 25: the exit code is what the program produced, not where: a model sees it from reveal "input" up.
+    expect(exit.findings![0]).toMatchObject({ where: 'case "s": exited with a non-zero code', actual: "exit code 2, stderr: ValueError: bad" });
+    expect(out({ stdout: "3\n", exit_code: 1 }).findings![0]).toMatchObject({ actual: "exit code 1, stderr is empty" });
     expect(out({ stdout: "3\n", stdout_clipped: true }).findings).toEqual([{ where: 'case "s": printed more than 1 MiB', input: 'stdin "1 2"' }]);
-    expect(out({}).passed).toBe(false);
-    const argv = judge({ mode: "stdin", cases: [{ id: "s", argv: ["-n", "2"], expected_stdout: "y" }] }, [evidence([{ id: "s", status: "ok", exit_code: 0, stdout: "x" }])]);
+    expect(out({ stdout: "" }).passed).toBe(false);
+    expect(out({ status: "timeout", stdout: "3\n", exit_code: 137 }).findings![0]).toMatchObject({ where: 'case "s": timed out after 10 s' });
+    expect(judge(p, [evidence([{ id: "s", status: "output_limit" }])]).findings![0]!.where).toBe('case "s": the result is too large to compare');
+    const argv = judge({ mode: "stdin", cases: [{ id: "s", argv: ["-n", "2"], expected_stdout: "y" }] }, [evidence([printed("s", { stdout: "x" })])]);
     expect(argv.findings![0]!.input).toBe('stdin "", argv ["-n","2"]');
   });
 
@@ -293,6 +322,25 @@ describe("cases: params", () => {
     expect(issues({ function: "f", cases: [] })).toHaveLength(1);
     expect(issues({ function: "f", cases: [{ expected: 1, kwargs: { "not-ident": 1 } }] })).toHaveLength(1);
   });
+
+  // issue 25: a module the harness's interpreter already holds is that module: importlib hands it back and
+  // the program never runs (module "json", function "loads" would pass on json.loads).
+  it("refuses a module name that would be a standard-library, pre-imported or start-up module", () => {
+    for (const m of ["json", "os", "sys", "importlib", "numpy", "pandas", "dateutil", "pytz", "six", "__main__", "builtins", "sitecustomize", "usercustomize", "tomllib"]) {
+      expect(issues({ ...ADD, module: m }), m).toEqual([
+        `params.module: ${JSON.stringify(m)} is a module of Python's standard library, numpy, pandas or what they import, or one Python runs at start-up: the harness would import that module instead of the program; pick another name, e.g. "solution"`,
+      ]);
+      expect(issues({ mode: "stdin", module: m, cases: [{ expected_stdout: "" }] }), m).toHaveLength(1);
+    }
+    for (const m of ["solution", "JSON", "numpy_solution", "my_os", "prog"]) expect(issues({ ...ADD, module: m }), m).toEqual([]);
+  });
+
+  it("the refused names hold the harness's own imports and the start-up modules", () => {
+    const imports = [...CASES_HARNESS_PY.matchAll(/^\s*import ([\w, ]+)$/gm)].flatMap((m) => m[1]!.split(",").map((n) => n.trim()));
+    expect(imports).toEqual(expect.arrayContaining(["importlib", "json", "os", "signal", "subprocess", "sys", "traceback", "resource"]));
+    for (const name of [...imports, ...STARTUP_MODULES, "numpy", "pandas"]) expect(CASES_MODULE_SHADOWS.has(name), name).toBe(true);
+    expect(CASES_MODULE_SHADOWS.size).toBe(316);
+  });
 });
 
 describe("safeExceptionName", () => {
@@ -312,7 +360,7 @@ describe("safeExceptionName", () => {
 // issue 18: what the first mutation run of checks-run let through.
 describe("cases: the edges mutation testing found", () => {
   const one = (expected: unknown, value: unknown, over: Record<string, unknown> = {}) =>
-    judge({ function: "f", cases: [{ id: "c", expected }], ...over }, [evidence([{ id: "c", status: "ok", value }])]);
+    judge({ function: "f", cases: [{ id: "c", expected }], ...over }, [evidence([ok("c", value)])]);
 
   it("takes mode call when it is named, and a case without args calls with none", () => {
     expect(validateCheckSpec(check("cases", { ...ADD, mode: "call" })).ok).toBe(true);
@@ -344,7 +392,7 @@ describe("cases: the edges mutation testing found", () => {
   });
 
   it("an import error without a traceback has an empty note", () => {
-    expect(judge(ADD, [evidence([{ import_error: { type: "ImportError", message: "m" } }])]).findings).toEqual([{ where: "import", actual: "ImportError: m", note: "" }]);
+    expect(judge(ADD, [evidence([{ import_error: { type: "ImportError", message: "m", traceback: "" } }])]).findings).toEqual([{ where: "import", actual: "ImportError: m", note: "" }]);
   });
 
   it("a wrong answer's note lists each difference, with or without a detail", () => {
@@ -352,11 +400,11 @@ describe("cases: the edges mutation testing found", () => {
     expect(one({ a: 1 }, {}).findings![0]!.note).toBe("(value) lacks an expected key");
   });
 
-  it("stdin mode: the last non-empty stderr line, case-sensitive output, a missing stdout read as empty", () => {
+  it("stdin mode: the last non-empty stderr line, case-sensitive output, an empty stdout", () => {
     const p = { mode: "stdin", cases: [{ id: "s", stdin: "", expected_stdout: "ABC\n" }] };
-    const out = (rec: Record<string, unknown>, params: Record<string, unknown> = p) => judge(params, [evidence([{ id: "s", status: "ok", exit_code: 0, ...rec }])]);
-    expect(out({ stdout: "x", exit_code: 1, stderr_tail: "Traceback\n  File \"prog.py\", line 1\nValueError: bad\n\n" }).findings![0]!.actual).toBe("stderr: ValueError: bad");
-    expect(out({ stdout: "x", exit_code: 1, stderr_tail: "\n\n" }).findings![0]!.actual).toBe("stderr: ");
+    const out = (rec: Record<string, unknown>, params: Record<string, unknown> = p) => judge(params, [evidence([printed("s", rec)])]);
+    expect(out({ stdout: "x", exit_code: 1, stderr_tail: "Traceback\n  File \"prog.py\", line 1\nValueError: bad\n\n" }).findings![0]!.actual).toBe("exit code 1, stderr: ValueError: bad");
+    expect(out({ stdout: "x", exit_code: 1, stderr_tail: "\n\n" }).findings![0]!.actual).toBe("exit code 1, stderr: ");
     expect(out({ stdout: "abc\n" }).passed).toBe(false);
     expect(out({ stdout: "ABC\n" }).passed).toBe(true);
     const empty = { mode: "stdin", cases: [{ id: "s", expected_stdout: "" }] };
@@ -380,5 +428,123 @@ describe("cases: the edges mutation testing found", () => {
     const shown = publicCheck({ ...check("cases", { ...ADD, cases: [{ id: "secret", args: [1], expected: 42 }] }), hidden: true });
     expect(Object.keys(shown.params).sort()).toEqual(["atol", "function", "ignore_order", "mode", "module", "rtol", "stdout_mode", "timeout_seconds"]);
     expect(JSON.stringify(shown)).not.toContain("42");
+  });
+});
+
+// issue 25: cases.jsonl is written inside the container the program runs in, where (in call mode) the
+// program holds every case's input in its own memory and can write any line. Only lines of exactly the
+// harness's shapes count; the rest fail the check with one fixed message that quotes nothing of them.
+describe("cases: the harness's result lines, exactly", () => {
+  const SECRET = "LSCAN" + "ARY-4242-hidden-input";
+  const hidden = { hidden: true, reveal: "verdict" } as const;
+  const CALL = { function: "f", cases: [{ id: "c", args: [SECRET], expected: 1 }] };
+  const STDIN = { mode: "stdin", cases: [{ id: "c", stdin: SECRET, expected_stdout: "1\n" }] };
+
+  const expectRefused = (o: ReturnType<typeof judge>, what: string) => {
+    expect(o.passed, what).toBe(false);
+    expect(o.feedback, what).toBe(MALFORMED_RESULTS);
+    expect(o.findings, what).toEqual([]);
+    expect(o.message, what).toMatch(/^the harness's result for a case is malformed \(result line 1: not (a case result|an import error) as the harness writes it; the case run exited with code 0\)$/);
+    expect(JSON.stringify([o.message, o.feedback, o.findings]), what).not.toContain("4242");
+  };
+
+  it("refuses a string exit code carrying a hidden input (the attack), in both modes", () => {
+    expectRefused(judge(CALL, [evidence([called("c", { status: "crash", exit_code: `9) ${SECRET} (` })])], hidden), "call");
+    expectRefused(judge(STDIN, [evidence([printed("c", { exit_code: `2 ${SECRET}` })])], hidden), "stdin");
+  });
+
+  const call: [string, Record<string, unknown>][] = [
+    ["an unknown key", { status: "ok", value: 1, leak: SECRET }],
+    ["an unknown key in the error", { status: "error", error: { type: "ValueError", message: "m", traceback: "t", leak: SECRET } }],
+    ["an unknown status", { status: `passed ${SECRET}` }],
+    ["no status", { value: 1 }],
+    ["no value", { status: "ok" }],
+    ["a string duration", { status: "timeout", duration_ms: SECRET }],
+    ["a negative duration", { status: "timeout", duration_ms: -1 }],
+    ["a fractional duration", { status: "timeout", duration_ms: 1.5 }],
+    ["a duration beyond an hour", { status: "timeout", duration_ms: 3_600_001 }],
+    ["a crash without its exit code", { status: "crash" }],
+    ["an exit code above 255", { status: "crash", exit_code: 4242 }],
+    ["a negative exit code", { status: "crash", exit_code: -9 }],
+    ["a huge exit code", { status: "crash", exit_code: 1e300 }],
+    ["an error without its error", { status: "error" }],
+    ["an error type that is not a string", { status: "error", error: { type: ["ValueError", SECRET], message: "m" } }],
+    ["an error type of 401 characters", { status: "error", error: { type: `E${"x".repeat(400)}`, message: "m" } }],
+    ["an error message of 2,101 characters", { status: "error", error: { type: "ValueError", message: "x".repeat(2101) } }],
+    ["a traceback of 4,101 characters", { status: "error", error: { type: "ValueError", message: "m", traceback: "x".repeat(4101) } }],
+    ["an unserializable result without its type", { status: "unserializable", error: { message: "m" } }],
+    ["an unserializable result with a traceback", { status: "unserializable", error: { type: "TypeError", message: "m", traceback: "t" } }],
+    ["stdin mode's fields in call mode", { status: "ok", value: 1, stdout: SECRET }],
+    ["an output limit with a string size", { status: "output_limit", bytes: SECRET }],
+    ["a timeout with an exit code", { status: "timeout", exit_code: 0 }],
+  ];
+  it.each(call)("call mode: refuses %s", (what, rec) => {
+    expectRefused(judge(CALL, [evidence([{ id: "c", duration_ms: 3, ...rec }])], hidden), what);
+  });
+
+  const stdin: [string, Record<string, unknown>][] = [
+    ["an unknown key", { leak: SECRET }],
+    ["a string exit code", { exit_code: SECRET }],
+    ["an exit code above 255", { exit_code: 256 }],
+    ["no exit code", { exit_code: undefined }],
+    ["no stdout", { stdout: undefined }],
+    ["a stdout that is not a string", { stdout: [SECRET] }],
+    ["a stdout of more than 1 MiB", { stdout: "x".repeat(1024 * 1024 + 1) }],
+    ["a stderr tail of 2,001 characters", { stderr_tail: "x".repeat(2001) }],
+    ["a string stdout_clipped", { stdout_clipped: "false" }],
+    ["call mode's status", { status: "crash" }],
+    ["call mode's value", { value: SECRET }],
+    ["an error", { status: "error", error: { type: "ValueError", message: SECRET } }],
+  ];
+  it.each(stdin)("stdin mode: refuses %s", (what, rec) => {
+    expectRefused(judge(STDIN, [evidence([printed("c", rec)])], hidden), what);
+  });
+
+  it("refuses a record without an id, with an id that is not a string, or an empty one", () => {
+    for (const rec of [{ status: "timeout", duration_ms: 1 }, { id: ["c", SECRET], status: "timeout", duration_ms: 1 }, { id: "", status: "timeout", duration_ms: 1 }])
+      expectRefused(judge(CALL, [evidence([rec])], hidden), JSON.stringify(rec));
+    // The harness's own overall output limit writes only the id and the status.
+    expect(judge(CALL, [evidence([{ id: "c", status: "output_limit" }])]).findings![0]!.where).toBe('case "c": the result is too large to compare');
+  });
+
+  it("refuses an exact big integer where a count goes (the exact JSON reader keeps it a bigint)", () => {
+    expectRefused(judge(CALL, [evidence('{"id": "c", "status": "crash", "exit_code": 9007199254740993, "duration_ms": 1}')], hidden), "bigint");
+    expectRefused(judge(CALL, [evidence('{"id": "c", "status": "output_limit", "bytes": 9007199254740993}')], hidden), "bigint bytes");
+  });
+
+  it("accepts every field at its bound", () => {
+    const at = judge(CALL, [evidence([called("c", { status: "error", duration_ms: 3_600_000, error: { type: "E".repeat(400), message: "m".repeat(2100), traceback: "t".repeat(4100) } })])]);
+    expect(at.findings![0]!.where).toBe('case "c": raised an exception');
+    expect(judge(CALL, [evidence([called("c", { status: "crash", exit_code: 255 })])]).findings![0]!.actual).toMatch(/^exit code 255, /);
+    expect(judge(CALL, [evidence([called("c", { status: "crash", exit_code: 0, duration_ms: 0 })])]).findings![0]!.actual).toMatch(/^exit code 0, /);
+    expect(judge(CALL, [evidence([called("c", { status: "unserializable", error: { type: "TypeError", message: "m".repeat(1100) } })])]).passed).toBe(false);
+    const big = printed("c", { stdout: "1\n" + " ".repeat(1024 * 1024 - 2), stderr_tail: "e".repeat(2000), exit_code: 0 });
+    expect(judge(STDIN, [evidence([big])]).passed).toBe(true);
+    expect(judge(STDIN, [evidence([printed("c", { exit_code: 255 })])]).findings![0]!.actual).toBe("exit code 255, stderr is empty");
+  });
+
+  // The audit: what a model sees at reveal "verdict" is the case's id and what happened, never a value the
+  // program chose (an exit code, an exception's own name, its message, its output, the files it left).
+  it("at reveal verdict, no failure shows a model anything the program chose", () => {
+    const records: Record<string, unknown>[] = [
+      called("c", { status: "crash", exit_code: 142 }),
+      called("c", { status: "error", error: { type: "Leak4242", message: SECRET, traceback: SECRET } }),
+      called("c", { status: "unserializable", error: { type: "TypeError", message: SECRET } }),
+      called("c", { status: "output_limit", bytes: 4242 }),
+      called("c", { status: "timeout", duration_ms: 4242 }),
+      ok("c", SECRET),
+    ];
+    for (const rec of records) {
+      const o = judge(CALL, [evidence([rec], { durationMs: 4242 })], hidden);
+      expect(o.passed).toBe(false);
+      expect(o.feedback, JSON.stringify(rec)).not.toMatch(/4242|142/);
+    }
+    for (const rec of [printed("c", { exit_code: 142, stderr_tail: SECRET }), printed("c", { stdout: SECRET }), printed("c", { status: "timeout", exit_code: 142, duration_ms: 4242 })]) {
+      const o = judge(STDIN, [evidence([rec])], hidden);
+      expect(o.passed).toBe(false);
+      expect(o.feedback, JSON.stringify(rec)).not.toMatch(/4242|142/);
+    }
+    const imported = judge(CALL, [evidence([{ import_error: { type: "Leak4242", message: SECRET, traceback: SECRET } }])], hidden);
+    expect(imported.feedback).toBe("the program could not be imported as solution.py with f: an exception\n  - import");
   });
 });

@@ -62,7 +62,7 @@ describe("a function goal graded by hidden cases", () => {
     [
       "forges the harness's result lines",
       `import json, os\nwith open(os.path.join(os.environ.get("OUTPUT_DIR", "/work/out"), "cases.jsonl"), "a") as f:\n    for i in ["zero", "one", "ten", "ninety", "big"]:\n        f.write(json.dumps({"id": i, "status": "ok", "value": 7}) + "\\n")\ndef fib(n):\n    return 7\n`,
-      /tampered|cases failed/,
+      /result for a case is malformed|cases failed/,
     ],
     ["loops forever on large n", CORRECT.replace("def fib(n):\n", "def fib(n):\n    while n > 50:\n        pass\n"), /timed out/],
   ];

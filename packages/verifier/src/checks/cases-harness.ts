@@ -7,7 +7,9 @@
 // Nothing here needs to be tamper-proof: the solution's code runs in this process and could write any
 // line it likes, but a forged line only claims an answer, which it could also have returned; without
 // the expected values it cannot know which answer passes. Type checks are exact (type(v) is int...), so
-// an object with a lying __eq__ cannot survive serialisation.
+// an object with a lying __eq__ cannot survive serialisation. What a forged line could do is put the
+// inputs it sees here into a field a model is shown, so LoopSmith accepts only lines of exactly the
+// shapes written below, every field bounded (issue 25): keep the two in step.
 export const CASES_HARNESS_PY = String.raw`
 import importlib, json, math, os, select, signal, subprocess, sys, time, traceback
 
@@ -67,8 +69,12 @@ def encode(v, depth=0):
     raise TypeError("cannot compare a value of type %s.%s; return plain int, float, str, bool, None, list, tuple or dict" % (t.__module__, t.__qualname__))
 
 
+def type_name(e):
+    return type(e).__name__[:200]
+
+
 def error_of(e):
-    return {"type": type(e).__name__, "message": tail(str(e), 1000), "traceback": tail("".join(traceback.format_exception(e)), 2000)}
+    return {"type": type_name(e), "message": tail(str(e), 1000), "traceback": tail("".join(traceback.format_exception(e)), 2000)}
 
 
 def on_alarm(signum, frame):
@@ -90,7 +96,7 @@ def call_case(target, case, timeout):
                 try:
                     rec = {"status": "ok", "value": encode(value)}
                 except (TypeError, ValueError, RecursionError) as e:
-                    rec = {"status": "unserializable", "error": {"type": type(e).__name__, "message": tail(str(e), 500)}}
+                    rec = {"status": "unserializable", "error": {"type": type_name(e), "message": tail(str(e), 500)}}
             except SystemExit as e:
                 rec = {"status": "error", "error": {"type": "SystemExit", "message": "the function called sys.exit(%s)" % tail(repr(e.code), 200)}}
             except BaseException as e:

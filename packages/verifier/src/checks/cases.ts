@@ -5,7 +5,7 @@ import { clipText, preview } from "../format";
 import { parseJsonExact, stringifyJson } from "../lib/json";
 import { toleranceParams } from "../lib/numbers";
 import { compareText, textModeParam } from "../lib/text";
-import { safeExceptionName } from "../lib/python";
+import { CASES_MODULE_SHADOWS, safeExceptionName } from "../lib/python";
 import { compareJson } from "../lib/values";
 import type { CheckResult, Finding, RunEvidence } from "../types";
 import { CASES_HARNESS_PY } from "./cases-harness";
@@ -30,7 +30,15 @@ type Case = z.output<typeof caseSchema>;
 const params = z
   .strictObject({
     mode: z.enum(["call", "stdin"]).default("call").describe("call: import the program and call `function` with each case's args; stdin: run the program with each case's stdin and compare stdout."),
-    module: z.string().regex(IDENT).default("solution").describe("The program is placed as <module>.py and imported under this name."),
+    module: z
+      .string()
+      .regex(IDENT)
+      // issue 25: a name the harness's Python already holds in sys.modules is that module, not the program.
+      .refine((m) => !CASES_MODULE_SHADOWS.has(m), {
+        error: (iss) => `${JSON.stringify(iss.input)} is a module of Python's standard library, numpy, pandas or what they import, or one Python runs at start-up: the harness would import that module instead of the program; pick another name, e.g. "solution"`,
+      })
+      .default("solution")
+      .describe("The program is placed as <module>.py and imported under this name; not a standard-library or pre-imported module's name (json, os, numpy, pandas...)."),
     function: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/).optional().describe('The function to call (call mode), e.g. "solve" or "Solver.solve".'),
     cases: z.array(caseSchema).min(1).max(MAX_CASES).optional().describe("The cases, inline."),
     cases_file: checkerFileName.optional().describe("A checker file holding the cases as a JSON array (exact integers)."),
@@ -146,18 +154,19 @@ export const cases = defineCheck({
     const all = resolved.cases;
     const run = ctx.runs[0];
     if (run === undefined) return { passed: false, message: "the cases were not run (no sandbox evidence)", publicMessage: "the cases were not run" };
-    const results = readResults(run);
-    if (!results.ok) return { passed: false, message: results.message, publicMessage: results.message };
+    const results = readResults(run, p.mode, all.map((c) => c.id));
+    if (!results.ok) return { passed: false, message: results.message, publicMessage: results.publicMessage };
     if (results.importError) {
       const e = results.importError;
       const what = `the program could not be imported as ${p.module}.py${p.function ? ` with ${p.function}` : ""}`;
+      const error = `${clipText(e.type, 200)}: ${clipText(e.message, 300)}`;
       // The import ran beside the cases' inputs: its error text is the program's to write, so a hidden
       // check shows only the (built-in) exception type, and the message from "input" up.
       return {
         passed: false,
-        message: `${what}: ${e.type}: ${clipText(e.message, 300)}`,
+        message: `${what}: ${error}`,
         publicMessage: `${what}: ${safeExceptionName(e.type)}`,
-        findings: [{ where: "import", actual: `${e.type}: ${clipText(e.message, 300)}`, note: clipText(e.traceback, 1500) }],
+        findings: [{ where: "import", actual: error, note: clipText(e.traceback, 1500) }],
       };
     }
     const tol = { atol: p.atol, rtol: p.rtol };
@@ -187,43 +196,88 @@ export const cases = defineCheck({
   },
 });
 
-interface CaseRecord {
-  status: string;
-  value?: unknown;
-  error?: { type?: string; message?: string; traceback?: string };
-  exit_code?: number;
-  stdout?: string;
-  stdout_clipped?: boolean;
-  stderr_tail?: string;
-  duration_ms?: number;
-}
+// issue 25: the harness writes its results inside the container the program runs in, so the program can
+// write any line there (and, in call mode, it has every case's input in its own memory). Each line must
+// be exactly what the harness writes, field by field, every number and string bounded; anything else
+// fails the check with a message that quotes nothing of the line. Otherwise a forged field (a string
+// where an exit code goes) would carry hidden inputs into a locator, which a model sees at any `reveal`.
+// Bounds: the harness clips an exception's type to 200 code points, its message to 1,003 and its
+// traceback to 2,003 (up to twice as many UTF-16 units here), stdout to 1 MiB, stderr's tail to 2,000 bytes.
+const resultId = z.string().min(1).max(100);
+const durationMs = z.int().min(0).max(3_600_000);
+const exitCode = z.int().min(0).max(255);
+const bounded = (max: number) => z.string().max(max);
+const exceptionType = bounded(400);
+const callRecord = z.discriminatedUnion("status", [
+  // JSON cannot carry undefined: the refine requires the key.
+  z.strictObject({ id: resultId, status: z.literal("ok"), value: z.unknown().refine((v) => v !== undefined), duration_ms: durationMs }),
+  z.strictObject({
+    id: resultId,
+    status: z.literal("error"),
+    error: z.strictObject({ type: exceptionType, message: bounded(2100), traceback: bounded(4100).optional() }),
+    duration_ms: durationMs,
+  }),
+  z.strictObject({ id: resultId, status: z.literal("unserializable"), error: z.strictObject({ type: exceptionType, message: bounded(1100) }), duration_ms: durationMs }),
+  z.strictObject({ id: resultId, status: z.literal("timeout"), duration_ms: durationMs }),
+  z.strictObject({ id: resultId, status: z.literal("crash"), exit_code: exitCode, duration_ms: durationMs }),
+  // From the case's process (with its size) or from the harness's overall budget (neither field).
+  z.strictObject({ id: resultId, status: z.literal("output_limit"), bytes: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(), duration_ms: durationMs.optional() }),
+]);
+const stdinRecord = z.discriminatedUnion("status", [
+  z.strictObject({
+    id: resultId,
+    status: z.enum(["ok", "timeout"]),
+    duration_ms: durationMs,
+    exit_code: exitCode,
+    stdout: bounded(1024 * 1024),
+    stdout_clipped: z.boolean(),
+    stderr_tail: bounded(2000),
+  }),
+  z.strictObject({ id: resultId, status: z.literal("output_limit") }),
+]);
+const importRecord = z.strictObject({ import_error: z.strictObject({ type: exceptionType, message: bounded(2100), traceback: bounded(4100) }) });
 
-type Results = { ok: true; importError?: { type: string; message: string; traceback: string }; byId: Map<string, CaseRecord> } | { ok: false; message: string };
+type CaseRecord = z.output<typeof callRecord> | z.output<typeof stdinRecord>;
+type ImportError = z.output<typeof importRecord>["import_error"];
 
-function readResults(run: RunEvidence): Results {
+/** What a model is told of results that are not the harness's: always these words, never the line's. */
+export const MALFORMED_RESULTS = "the harness's result for a case is malformed";
+
+type Results = { ok: true; importError?: ImportError; byId: Map<string, CaseRecord> } | { ok: false; message: string; publicMessage: string };
+
+function readResults(run: RunEvidence, mode: "call" | "stdin", ids: string[]): Results {
   const file = findArtifact(run, "cases.jsonl");
-  const ended = run.timedOut
-    ? `the case run hit its overall time limit after ${run.durationMs} ms`
-    : run.oomKilled
-      ? "the case run ran out of memory"
-      : `the case run exited with code ${run.exitCode}`;
-  if (!file.ok) return { ok: false, message: `no case results came back (${ended}; ${file.message})` };
+  // The exit code and duration are the container's, but a program can choose them: the client sees them.
+  const how = run.timedOut ? "hit its overall time limit" : run.oomKilled ? "ran out of memory" : undefined;
+  const ended = how === undefined ? `the case run exited with code ${run.exitCode}` : `the case run ${how}${run.timedOut ? ` after ${run.durationMs} ms` : ""}`;
+  if (!file.ok) {
+    // The artifact message names the files that did come back, and the program names those.
+    return { ok: false, message: `no case results came back (${ended}; ${file.message})`, publicMessage: `no case results came back (the case run ${how ?? "ended without them"})` };
+  }
+  const malformed = (line: number, why: string): Results => ({ ok: false, message: `${MALFORMED_RESULTS} (result line ${line}: ${why}; ${ended})`, publicMessage: MALFORMED_RESULTS });
+  const lines = file.value
+    .toString("utf8")
+    .split("\n")
+    .map((text, i) => ({ text, line: i + 1 }))
+    .filter((l) => l.text !== "");
   const byId = new Map<string, CaseRecord>();
-  const lines = file.value.toString("utf8").split("\n").filter((l) => l !== "");
-  for (const line of lines) {
-    const parsed = parseJsonExact(line);
-    if (!parsed.ok || parsed.value === null) return { ok: false, message: `the case results are malformed (${ended})` };
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent; an array, number, string or boolean has no import_error and no string id, so the id check below refuses it the same way
-    if (typeof parsed.value !== "object" || Array.isArray(parsed.value)) return { ok: false, message: `the case results are malformed (${ended})` };
-    const rec = parsed.value as Record<string, unknown>;
-    if (rec.import_error !== undefined) {
-      const e = (rec.import_error ?? {}) as Record<string, unknown>;
-      return { ok: true, importError: { type: String(e.type ?? "Error"), message: String(e.message ?? ""), traceback: String(e.traceback ?? "") }, byId };
+  for (const { text, line } of lines) {
+    const parsed = parseJsonExact(text);
+    if (!parsed.ok) return malformed(line, "not JSON");
+    const value = parsed.value;
+    if (value !== null && typeof value === "object" && Object.hasOwn(value, "import_error")) {
+      // The harness writes an import error alone, in call mode, and nothing after it.
+      if (mode !== "call" || lines.length !== 1) return malformed(line, "an import error where the harness writes none");
+      const rec = importRecord.safeParse(value);
+      if (!rec.success) return malformed(line, "not an import error as the harness writes it");
+      return { ok: true, importError: rec.data.import_error, byId };
     }
-    if (typeof rec.id !== "string") return { ok: false, message: `the case results are malformed (${ended})` };
-    // Two results for one case means something other than the harness wrote them: trust neither.
-    if (byId.has(rec.id)) return { ok: false, message: `case ${JSON.stringify(rec.id)} has two results: the results were tampered with` };
-    byId.set(rec.id, rec as unknown as CaseRecord);
+    const rec = (mode === "call" ? callRecord : stdinRecord).safeParse(value);
+    if (!rec.success) return malformed(line, "not a case result as the harness writes it");
+    // The harness writes one result per case, in the cases' order: an unknown, repeated or out-of-order
+    // id is someone else's line.
+    if (rec.data.id !== ids[byId.size]) return malformed(line, "not the next case's result");
+    byId.set(rec.data.id, rec.data);
   }
   return { ok: true, byId };
 }
@@ -239,23 +293,26 @@ function judgeCase(
     const why = run.timedOut ? "the case run hit its overall time limit" : `the case run ended early (exit code ${run.exitCode})`;
     return { what: "no result", finding: { actual: why } };
   }
+  // `what` goes into the locator, which a model sees at every `reveal`: it names what happened, never a
+  // value the program chose (an exit code, an exception's own name); those are what it produced (actual).
   switch (got.status) {
     case "timeout":
       return { what: `timed out after ${p.timeout_seconds} s`, finding: { actual: "no answer within the time limit" } };
     case "crash":
-      return { what: `the process died (exit code ${got.exit_code ?? "?"})`, finding: { actual: "no result (os._exit, a signal, or a crash)" } };
+      return { what: "the process died", finding: { actual: `exit code ${got.exit_code}, no result (os._exit, a signal, or a crash)` } };
     case "output_limit":
       return { what: "the result is too large to compare", finding: {} };
     case "unserializable":
-      return { what: "returned a value that is not plain data", finding: { actual: clipText(got.error?.message ?? "", 200) } };
+      return { what: "returned a value that is not plain data", finding: { actual: clipText(got.error.message, 200) } };
     case "error":
-      return { what: `raised ${safeExceptionName(got.error?.type)}`, finding: { actual: `${got.error?.type ?? "Exception"}: ${clipText(got.error?.message ?? "", 300)}`, note: got.error?.traceback ? clipText(got.error.traceback, 1500) : undefined } };
+      return {
+        what: `raised ${safeExceptionName(got.error.type)}`,
+        finding: { actual: `${clipText(got.error.type, 200)}: ${clipText(got.error.message, 300)}`, note: got.error.traceback ? clipText(got.error.traceback, 1500) : undefined },
+      };
     case "ok":
       break;
-    default:
-      return { what: "an unknown result status", finding: { actual: preview(got.status, 40) } };
   }
-  if (p.mode === "call") {
+  if (!("stdout" in got)) {
     const actual = untag(got.value);
     const cmp = compareJson(actual, untag(c.expected), { tol, ignoreOrder: p.ignore_order }, 3);
     if (cmp.equal) return null;
@@ -264,15 +321,15 @@ function judgeCase(
       finding: { actual: preview(got.value, 200), expected: preview(c.expected, 200), note: cmp.differences.map((d) => `${d.pointer || "(value)"} ${d.what}${d.note ? ` (${d.note})` : ""}`).join("; ") },
     };
   }
-  if ((got.exit_code ?? 0) !== 0) {
-    return { what: `exited with code ${got.exit_code}`, finding: { actual: got.stderr_tail ? `stderr: ${clipText(got.stderr_tail.split("\n").filter(Boolean).at(-1) ?? "", 300)}` : "stderr is empty" } };
+  if (got.exit_code !== 0) {
+    const stderr = got.stderr_tail ? `stderr: ${clipText(got.stderr_tail.split("\n").filter(Boolean).at(-1) ?? "", 300)}` : "stderr is empty";
+    return { what: "exited with a non-zero code", finding: { actual: `exit code ${got.exit_code}, ${stderr}` } };
   }
   if (got.stdout_clipped) return { what: "printed more than 1 MiB", finding: {} };
-  const stdout = got.stdout ?? "";
   // Stryker disable next-line StringLiteral: unreachable; stdin mode requires expected_stdout of every case (the params' refine)
   const expected = c.expected_stdout ?? "";
-  const cmp = compareText(stdout, expected, { mode: p.stdout_mode, tol, caseSensitive: true }, 3);
+  const cmp = compareText(got.stdout, expected, { mode: p.stdout_mode, tol, caseSensitive: true }, 3);
   if (cmp.equal) return null;
   const d = cmp.differences[0];
-  return { what: `wrong output (${cmp.summary})`, finding: { actual: preview(stdout, 200), expected: preview(expected, 200), note: d ? `${d.where}: expected ${d.expected ?? "(nothing)"}, found ${d.actual ?? "(nothing)"}` : undefined } };
+  return { what: `wrong output (${cmp.summary})`, finding: { actual: preview(got.stdout, 200), expected: preview(expected, 200), note: d ? `${d.where}: expected ${d.expected ?? "(nothing)"}, found ${d.actual ?? "(nothing)"}` : undefined } };
 }
