@@ -129,10 +129,13 @@ function place(entries: RawEntry[], limits: WorkspaceLimits, format: "tar" | "ta
     files.set(path, e.content);
   }
   // Links last: their targets may come after them in the archive. A link to a link is followed (bounded).
+  // issue 25: by a map (a search of the list per hop took 1.3 s of the API's thread for 5,000 links).
+  // Paths are unique (a second entry is refused above), so the map finds what the search found.
+  const linkAt = new Map(links.map((l) => [l.path, l]));
   for (const l of links) {
     let target = l.target;
     for (let hops = 0; !files.has(target) && hops < 8; hops++) {
-      const next = links.find((o) => o.path === target);
+      const next = linkAt.get(target);
       if (!next) break;
       target = next.target;
     }
@@ -334,6 +337,24 @@ export function applyAttempt(original: WorkspaceFile[], attempt: WorkspaceFile[]
 }
 
 // ------------------------------------------------------------------------------------------ diff
+//
+// issue 25: the diff is bounded. It once kept a copy of Myers' V map per edit distance: a 4,000-line file
+// rewritten whole took 79 s and 2.3 GiB on the runner's own thread, long enough for heartbeats and BullMQ
+// locks to lapse. Now: the common head and tail are cut off, lines found on one side only are set aside
+// (they can be in no common subsequence, so the script stays shortest), and linear-space Myers (the middle
+// snake, divide and conquer) runs on what is left under a work limit. Past the limit the changed middle is
+// written as one replacement: not the shortest patch, still an exact one.
+//
+// The limit counts steps (diagonals visited, lines compared), not milliseconds, and it runs on the calling
+// thread. A clock would make the patch, whose sha256 is on the tape and in receipts, depend on how busy the
+// machine was; a thread would cost a start-up (a check thread takes seconds to load the verifier under tsx)
+// and copies of every file for a job that, bounded, takes tens of milliseconds. bench/workspace-diff.ts
+// prints what a step costs here.
+
+/** Steps one file's diff may take before its changed middle is written as one replacement (about 40 ms here). */
+export const DIFF_WORK_PER_FILE = 4_000_000;
+/** Steps all the files of one patch may take together; the files after that are written as replacements. */
+export const DIFF_WORK_PER_PATCH = 40_000_000;
 
 function lines(text: string): string[] {
   // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent; "".split gives [""], which the pop below empties
@@ -343,120 +364,311 @@ function lines(text: string): string[] {
   return parts;
 }
 
-/** Myers' O(ND) shortest edit script over lines: the operations in order. */
-function editScript(a: string[], b: string[]): ("=" | "-" | "+")[] {
-  const n = a.length;
-  const m = b.length;
-  const max = n + m;
-  // x at the end of the furthest path on each diagonal k (the paper's V[1] = 0 is the `?? 0` below).
-  const v = new Map<number, number>();
-  const trace: Map<number, number>[] = [];
-  outer: for (let d = 0; d <= max; d++) {
-    trace.push(new Map(v));
-    for (let k = -d; k <= d; k += 2) {
-      // Down from k+1 or right from k-1, whichever went further. Past k = -d there is a k-1 from the last
-      // round; at k = d there is no k+1 yet (its -1 loses the comparison).
-      let x = k === -d || v.get(k - 1)! < (v.get(k + 1) ?? -1) ? (v.get(k + 1) ?? 0) : v.get(k - 1)! + 1;
-      let y = x - k;
-      // Past the end of b, b[y] is undefined and equals no line.
-      while (x < n && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v.set(k, x);
-      if (x >= n && y >= m) break outer;
-    }
-  }
-  const ops: ("=" | "-" | "+")[] = [];
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0; d--) {
-    const vd = trace[d]!;
-    const k = x - y;
-    const prevK = k === -d || vd.get(k - 1)! < (vd.get(k + 1) ?? -1) ? k + 1 : k - 1;
-    const prevX = vd.get(prevK) ?? 0;
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      ops.push("=");
-      x--;
-      y--;
-    }
-    if (d > 0) ops.push(x === prevX ? "+" : "-");
-    x = prevX;
-    y = prevY;
-  }
-  return ops.reverse();
+/** Lines with the last one marked when it has no newline (it differs from the same line with one, as in diff). */
+function marked(text: string): string[] {
+  const ls = lines(text);
+  if (ls.length > 0 && !text.endsWith("\n")) ls[ls.length - 1] += NO_EOL;
+  return ls;
 }
 
-/** One file's unified diff (3 lines of context); "" when equal. `before` null: a new file. */
-export function unifiedDiff(path: string, before: string | null, after: string): string {
-  if (before === after) return "";
-  // A last line without its newline differs from the same line with one (and says so, as diff does).
-  const marked = (text: string) => {
-    const ls = lines(text);
-    return ls.length > 0 && !text.endsWith("\n") ? [...ls.slice(0, -1), `${ls.at(-1)}${NO_EOL}`] : ls;
-  };
-  const a = marked(before ?? "");
-  const b = marked(after);
-  const ops = editScript(a, b);
-  const header = `--- ${before === null ? "/dev/null" : `a/${path}`}\n+++ b/${path}\n`;
-  const CONTEXT = 3;
-  // Walk the script, cutting it into hunks around the changes.
-  const rows: { op: "=" | "-" | "+"; ai: number; bi: number }[] = [];
-  let ai = 0;
-  let bi = 0;
-  for (const op of ops) {
-    rows.push({ op, ai, bi });
-    if (op !== "+") ai++;
-    if (op !== "-") bi++;
+/** Which lines a shortest edit script deletes from a and inserts from b; `minimal` false when the work limit ran out. */
+interface Changes {
+  deleted: Uint8Array;
+  inserted: Uint8Array;
+  minimal: boolean;
+  /** Steps taken (the limit's unit). */
+  work: number;
+}
+
+function changes(a: string[], b: string[], limit: number): Changes {
+  const n = a.length;
+  const m = b.length;
+  const deleted = new Uint8Array(n);
+  const inserted = new Uint8Array(m);
+  let head = 0;
+  while (head < n && head < m && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < n - head && tail < m - head && a[n - 1 - tail] === b[m - 1 - tail]) tail++;
+  // Lines as numbers, keeping only those found on both sides (the others are deleted or inserted outright).
+  const ids = new Map<string, number>();
+  for (let j = head; j < m - tail; j++) if (!ids.has(b[j]!)) ids.set(b[j]!, ids.size);
+  const inA = new Uint8Array(ids.size);
+  const xs: number[] = [];
+  const xAt: number[] = [];
+  for (let i = head; i < n - tail; i++) {
+    const id = ids.get(a[i]!);
+    if (id === undefined) deleted[i] = 1;
+    else {
+      inA[id] = 1;
+      xs.push(id);
+      xAt.push(i);
+    }
   }
-  const out: string[] = [];
-  let i = 0;
-  while (i < rows.length) {
-    if (rows[i]!.op === "=") {
-      i++;
+  const ys: number[] = [];
+  const yAt: number[] = [];
+  for (let j = head; j < m - tail; j++) {
+    const id = ids.get(b[j]!)!;
+    if (inA[id] === 0) inserted[j] = 1;
+    else {
+      ys.push(id);
+      yAt.push(j);
+    }
+  }
+  const xDel = new Uint8Array(xs.length);
+  const yIns = new Uint8Array(ys.length);
+  const { work, complete } = middleSnakes(Int32Array.from(xs), Int32Array.from(ys), xDel, yIns, limit);
+  // Reading and numbering the lines counts too: a patch's limit then also bounds its linear work.
+  const total = work + n + m;
+  if (!complete) {
+    deleted.fill(1, head, n - tail);
+    inserted.fill(1, head, m - tail);
+    return { deleted, inserted, minimal: false, work: total };
+  }
+  xDel.forEach((d, k) => (deleted[xAt[k]!] = d));
+  yIns.forEach((d, k) => (inserted[yAt[k]!] = d));
+  return { deleted, inserted, minimal: true, work: total };
+}
+
+const FAR = 0x7fffffff;
+
+/**
+ * Myers' linear-space shortest edit script (the middle snake, as in GNU diff's diffseq.h without its
+ * speed-ups that give up minimality): marks the deleted xs and inserted ys. Stops, incomplete, as soon
+ * as the steps taken pass `limit`.
+ */
+function middleSnakes(xv: Int32Array, yv: Int32Array, xDel: Uint8Array, yIns: Uint8Array, limit: number): { work: number; complete: boolean } {
+  const n = xv.length;
+  const m = yv.length;
+  // The furthest x on each diagonal k = x - y, forward and backward, at index k + m + 1 (k runs -m-1 .. n+1).
+  const fd = new Int32Array(n + m + 3);
+  const bd = new Int32Array(n + m + 3);
+  const o = m + 1;
+  let work = 0;
+  const todo: number[] = [0, n, 0, m];
+  while (todo.length > 0) {
+    let ylim = todo.pop()!;
+    let yoff = todo.pop()!;
+    let xlim = todo.pop()!;
+    let xoff = todo.pop()!;
+    while (xoff < xlim && yoff < ylim && xv[xoff] === yv[yoff]) {
+      xoff++;
+      yoff++;
+    }
+    while (xoff < xlim && yoff < ylim && xv[xlim - 1] === yv[ylim - 1]) {
+      xlim--;
+      ylim--;
+    }
+    work += xlim - xoff + ylim - yoff;
+    if (xoff === xlim) {
+      yIns.fill(1, yoff, ylim);
       continue;
     }
-    let start = Math.max(0, i - CONTEXT);
-    let end = i;
+    if (yoff === ylim) {
+      xDel.fill(1, xoff, xlim);
+      continue;
+    }
+    // Search from both corners, one edit at a time, until the paths meet: the meeting point is on a
+    // shortest path, and each side of it is solved the same way.
+    const dmin = xoff - ylim;
+    const dmax = xlim - yoff;
+    const fmid = xoff - yoff;
+    const bmid = xlim - ylim;
+    let fmin = fmid;
+    let fmax = fmid;
+    let bmin = bmid;
+    let bmax = bmid;
+    const odd = ((fmid - bmid) & 1) !== 0;
+    fd[fmid + o] = xoff;
+    bd[bmid + o] = xlim;
+    let xmid = -1;
+    let ymid = -1;
+    search: for (;;) {
+      if (fmin > dmin) fd[--fmin - 1 + o] = -1;
+      else ++fmin;
+      if (fmax < dmax) fd[++fmax + 1 + o] = -1;
+      else --fmax;
+      for (let d = fmax; d >= fmin; d -= 2) {
+        const lo = fd[d - 1 + o]!;
+        const hi = fd[d + 1 + o]!;
+        const x0 = lo < hi ? hi : lo + 1;
+        let x = x0;
+        let y = x0 - d;
+        while (x < xlim && y < ylim && xv[x] === yv[y]) {
+          x++;
+          y++;
+        }
+        fd[d + o] = x;
+        work += 1 + x - x0;
+        if (odd && bmin <= d && d <= bmax && bd[d + o]! <= x) {
+          xmid = x;
+          ymid = y;
+          break search;
+        }
+        if (work > limit) return { work, complete: false };
+      }
+      if (bmin > dmin) bd[--bmin - 1 + o] = FAR;
+      else ++bmin;
+      if (bmax < dmax) bd[++bmax + 1 + o] = FAR;
+      else --bmax;
+      for (let d = bmax; d >= bmin; d -= 2) {
+        const lo = bd[d - 1 + o]!;
+        const hi = bd[d + 1 + o]!;
+        const x0 = lo < hi ? lo : hi - 1;
+        let x = x0;
+        let y = x0 - d;
+        while (xoff < x && yoff < y && xv[x - 1] === yv[y - 1]) {
+          x--;
+          y--;
+        }
+        bd[d + o] = x;
+        work += 1 + x0 - x;
+        if (!odd && fmin <= d && d <= fmax && x <= fd[d + o]!) {
+          xmid = x;
+          ymid = y;
+          break search;
+        }
+        if (work > limit) return { work, complete: false };
+      }
+    }
+    todo.push(xoff, xmid, yoff, ymid, xmid, xlim, ymid, ylim);
+  }
+  return { work, complete: true };
+}
+
+export interface FileDiff {
+  /** The file's part of the patch ("" when equal). */
+  text: string;
+  /** False when the work limit ran out and the changed middle was written as one replacement. */
+  minimal: boolean;
+  /** Steps taken, counted against the limit. */
+  work: number;
+}
+
+/**
+ * One file's unified diff (3 lines of context) within `workLimit` steps. `before` null: a new file. A new
+ * empty file, which a plain unified diff cannot express (it would have no hunk), gets git's header for
+ * one (`new file mode`), which git apply and GNU patch both create the file from.
+ */
+export function diffFile(path: string, before: string | null, after: string, workLimit: number = DIFF_WORK_PER_FILE): FileDiff {
+  if (before === after) return { text: "", minimal: true, work: 0 };
+  if (before === null && after === "") return { text: `diff --git a/${path} b/${path}\nnew file mode 100644\n`, minimal: true, work: 0 };
+  const a = marked(before ?? "");
+  const b = marked(after);
+  const { deleted, inserted, minimal, work } = changes(a, b, workLimit);
+  // The script, deletions before insertions within a change: 0 keeps a line, 1 deletes one, 2 inserts one.
+  const ops = new Uint8Array(a.length + b.length);
+  let len = 0;
+  for (let i = 0, j = 0; i < a.length || j < b.length; ) {
+    if (i < a.length && deleted[i] === 1) {
+      ops[len++] = 1;
+      i++;
+    } else if (j < b.length && inserted[j] === 1) {
+      ops[len++] = 2;
+      j++;
+    } else {
+      ops[len++] = 0;
+      i++;
+      j++;
+    }
+  }
+  const header = `--- ${before === null ? "/dev/null" : `a/${path}`}\n+++ b/${path}\n`;
+  const CONTEXT = 3;
+  const out: string[] = [header];
+  // Walk the script, cutting it into hunks around the changes; ai and bi are the lines of a and b before row r.
+  let ai = 0;
+  let bi = 0;
+  let r = 0;
+  while (r < len) {
+    if (ops[r] === 0) {
+      r++;
+      ai++;
+      bi++;
+      continue;
+    }
+    const start = Math.max(0, r - CONTEXT);
+    let end = r;
     // Extend while the next change is within 2*CONTEXT unchanged lines.
     for (;;) {
-      while (end < rows.length && rows[end]!.op !== "=") end++;
+      while (end < len && ops[end] !== 0) end++;
       let next = end;
-      while (next < rows.length && rows[next]!.op === "=") next++;
-      if (next < rows.length && next - end <= 2 * CONTEXT) end = next;
+      while (next < len && ops[next] === 0) next++;
+      if (next < len && next - end <= 2 * CONTEXT) end = next;
       else break;
     }
-    end = Math.min(rows.length, end + CONTEXT);
-    const hunk = rows.slice(start, end);
-    const aStart = hunk[0]!.ai;
-    const bStart = hunk[0]!.bi;
-    const aLen = hunk.filter((r) => r.op !== "+").length;
-    const bLen = hunk.filter((r) => r.op !== "-").length;
-    out.push(`@@ -${aLen === 0 ? aStart : aStart + 1},${aLen} +${bLen === 0 ? bStart : bStart + 1},${bLen} @@`);
-    for (const r of hunk) out.push(show(r.op === "=" ? ` ${a[r.ai]}` : r.op === "-" ? `-${a[r.ai]}` : `+${b[r.bi]}`));
-    i = end;
-    start = end;
+    end = Math.min(len, end + CONTEXT);
+    const lead = r - start;
+    let aLen = lead;
+    let bLen = lead;
+    for (let k = r; k < end; k++) {
+      if (ops[k] !== 2) aLen++;
+      if (ops[k] !== 1) bLen++;
+    }
+    const aStart = ai - lead;
+    const bStart = bi - lead;
+    out.push(`@@ -${aLen === 0 ? aStart : aStart + 1},${aLen} +${bLen === 0 ? bStart : bStart + 1},${bLen} @@\n`);
+    ai = aStart;
+    bi = bStart;
+    for (let k = start; k < end; k++) {
+      const op = ops[k];
+      if (op === 0) {
+        out.push(show(` ${a[ai++]}`));
+        bi++;
+      } else if (op === 1) out.push(show(`-${a[ai++]}`));
+      else out.push(show(`+${b[bi++]}`));
+    }
+    r = end;
   }
-  return header + out.join("\n") + "\n";
+  return { text: out.join(""), minimal, work };
+}
+
+/** One file's unified diff (see diffFile); "" when equal. */
+export function unifiedDiff(path: string, before: string | null, after: string, workLimit: number = DIFF_WORK_PER_FILE): string {
+  return diffFile(path, before, after, workLimit).text;
 }
 
 const NO_EOL = "\u0000no-eol";
-const show = (line: string) => (line.endsWith(NO_EOL) ? `${line.slice(0, -NO_EOL.length)}\n\\ No newline at end of file` : line);
+const show = (line: string) => (line.endsWith(NO_EOL) ? `${line.slice(0, -NO_EOL.length)}\n\\ No newline at end of file\n` : `${line}\n`);
 
-/** The patch of an attempt: a unified diff per changed file, in path order ("" when nothing changed). */
-export function workspacePatch(original: WorkspaceFile[], applied: { files: WorkspaceFile[]; changed: string[] }): string {
+export interface WorkspacePatch {
+  /** A unified diff per changed file, in path order, then new empty files; "" when nothing changed. */
+  text: string;
+  /** Changed text files whose diff ran out of work and was written as one replacement of the changed middle. */
+  notMinimal: string[];
+}
+
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The patch of an attempt. Async because it gives the event loop a turn between files: each file's diff
+ * is bounded (DIFF_WORK_PER_FILE), and the files of one patch share DIFF_WORK_PER_PATCH.
+ */
+export async function workspacePatch(
+  original: WorkspaceFile[],
+  applied: { files: WorkspaceFile[]; changed: string[] },
+  limits: { perFile: number; perPatch: number } = { perFile: DIFF_WORK_PER_FILE, perPatch: DIFF_WORK_PER_PATCH },
+): Promise<WorkspacePatch> {
   const before = new Map(original.map((f) => [f.path, f.content]));
   const after = new Map(applied.files.map((f) => [f.path, f.content]));
-  return applied.changed
-    .map((p) => {
-      const now = after.get(p);
-      if (now === undefined) return "";
-      const was = before.get(p);
-      if (isBinary(now) || (was && isBinary(was))) return `Binary files ${was ? `a/${p}` : "/dev/null"} and b/${p} differ\n`;
-      return unifiedDiff(p, was === undefined ? null : was.toString("utf8"), now.toString("utf8"));
-    })
-    .join("");
+  const parts: string[] = [];
+  const emptyNew: string[] = [];
+  const notMinimal: string[] = [];
+  let left = limits.perPatch;
+  for (const p of applied.changed) {
+    const now = after.get(p);
+    if (now === undefined) continue;
+    const was = before.get(p);
+    if (isBinary(now) || (was && isBinary(was))) {
+      parts.push(`Binary files ${was ? `a/${p}` : "/dev/null"} and b/${p} differ\n`);
+      continue;
+    }
+    const d = diffFile(p, was === undefined ? null : was.toString("utf8"), now.toString("utf8"), Math.max(0, Math.min(limits.perFile, left)));
+    left -= d.work;
+    if (!d.minimal) notMinimal.push(p);
+    // git's header for a new empty file would claim the plain entries after it: those go last.
+    (was === undefined && now.length === 0 ? emptyNew : parts).push(d.text);
+    await breathe();
+  }
+  return { text: parts.join("") + emptyNew.join(""), notMinimal };
 }
 
 function isBinary(b: Buffer): boolean {

@@ -1,12 +1,12 @@
 // issue 14: workspace archives (what is refused, naming the entry), attempts over the original, the patch.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { deflateRawSync, gzipSync } from "node:zlib";
 import * as tar from "tar-stream";
 import { describe, expect, it } from "vitest";
-import { applyAttempt, isLocked, packWorkspace, readStoredWorkspace, unifiedDiff, unpackWorkspace, workspacePatch, type WorkspaceFile } from "../src/workspace";
+import { applyAttempt, DIFF_WORK_PER_FILE, DIFF_WORK_PER_PATCH, diffFile, isLocked, packWorkspace, readStoredWorkspace, unifiedDiff, unpackWorkspace, workspacePatch, type WorkspaceFile } from "../src/workspace";
 
 type Entry = { name: string; type?: "file" | "directory" | "symlink" | "link" | "character-device" | "block-device" | "fifo"; content?: string; linkname?: string };
 
@@ -155,13 +155,13 @@ describe("attempts and the patch", () => {
     expect(isLocked("tests2/a", ["tests"])).toBe(false);
   });
 
-  it("writes a unified diff that git apply accepts", () => {
+  it("writes a unified diff that git apply accepts", async () => {
     const attempt = [
       { path: "src/sum.ts", content: Buffer.from("export function sum(a: number, b: number): number {\n  return a + b;\n}\n") },
       { path: "src/new.ts", content: Buffer.from("export const n = 1;") },
     ];
     const applied = applyAttempt(original, attempt, [], false);
-    const patch = workspacePatch(original, applied);
+    const patch = (await workspacePatch(original, applied)).text;
     expect(patch).toContain("--- a/src/sum.ts\n+++ b/src/sum.ts\n@@ -1,3 +1,3 @@\n export function sum(a: number, b: number): number {\n-  return a - b;\n+  return a + b;\n }\n");
     expect(patch).toContain("--- /dev/null\n+++ b/src/new.ts\n@@ -0,0 +1,1 @@\n+export const n = 1;\n\\ No newline at end of file\n");
     const dir = mkdtempSync(join(tmpdir(), "ws-patch-"));
@@ -688,7 +688,9 @@ describe("the unified diff, checked as a whole", () => {
     expect(unifiedDiff("f", "x\ny\n", "x\ny")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n+y\n\\ No newline at end of file\n");
     expect(unifiedDiff("f", "x\ny", "x\ny\n")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n");
     expect(unifiedDiff("f", "", "")).toBe("");
-    expect(unifiedDiff("f", null, "")).toBe("--- /dev/null\n+++ b/f\n\n");
+    // issue 25: a new empty file has no hunk, so a plain unified diff cannot create it (GNU patch and git apply
+    // both refused the header alone as garbage); git's header for one does, in both.
+    expect(unifiedDiff("f", null, "")).toBe("diff --git a/f b/f\nnew file mode 100644\n");
     // Changes with seven unchanged lines between them are two hunks; with six, one.
     const base = Array.from({ length: 20 }, (_, i) => `l${i}`);
     const edit = (idx: number[]) => base.map((l, i) => (idx.includes(i) ? `${l}!` : l)).join("\n") + "\n";
@@ -700,7 +702,7 @@ describe("the unified diff, checked as a whole", () => {
     expect(unifiedDiff("f", before, edit([19]))).toContain("@@ -17,4 +17,4 @@\n l16\n l17\n l18\n-l19\n+l19!\n");
   });
 
-  it("the patch of an attempt: text diffs in path order, binary files named, deleted paths skipped", () => {
+  it("the patch of an attempt: text diffs in path order, binary files named, deleted paths skipped", async () => {
     const original = [{ path: "b.txt", content: Buffer.from("one\n") }, { path: "img.bin", content: Buffer.from([0, 1, 2]) }, { path: "t.txt", content: Buffer.from("text\n") }];
     const files = [
       { path: "a.bin", content: Buffer.from([1, 0]) },
@@ -709,8 +711,9 @@ describe("the unified diff, checked as a whole", () => {
       { path: "t.txt", content: Buffer.from([0x74, 0]) },
       { path: "u.txt", content: Buffer.from("unchanged\n") },
     ];
-    const patch = workspacePatch(original, { files, changed: ["a.bin", "b.txt", "gone.txt", "img.bin", "t.txt"] });
-    expect(patch).toBe(
+    const patch = await workspacePatch(original, { files, changed: ["a.bin", "b.txt", "gone.txt", "img.bin", "t.txt"] });
+    expect(patch.notMinimal).toEqual([]);
+    expect(patch.text).toBe(
       "Binary files /dev/null and b/a.bin differ\n" +
         "--- a/b.txt\n+++ b/b.txt\n@@ -1,1 +1,1 @@\n-one\n+two\n" +
         "Binary files a/img.bin and b/img.bin differ\n" +
@@ -718,8 +721,312 @@ describe("the unified diff, checked as a whole", () => {
     );
     // A NUL past the first 8,000 bytes is not looked for; text that was binary before still shows as binary.
     const late = Buffer.concat([Buffer.alloc(8000, 0x61), Buffer.from([0])]);
-    expect(workspacePatch([], { files: [{ path: "l", content: late }], changed: ["l"] })).toMatch(/^--- \/dev\/null\n\+\+\+ b\/l\n@@ -0,0 \+1,1 @@\n/);
-    expect(workspacePatch([{ path: "w", content: Buffer.from([0]) }], { files: [{ path: "w", content: Buffer.from("now text\n") }], changed: ["w"] })).toBe("Binary files a/w and b/w differ\n");
-    expect(workspacePatch(original, { files: original, changed: [] })).toBe("");
+    expect((await workspacePatch([], { files: [{ path: "l", content: late }], changed: ["l"] })).text).toMatch(/^--- \/dev\/null\n\+\+\+ b\/l\n@@ -0,0 \+1,1 @@\n/);
+    expect((await workspacePatch([{ path: "w", content: Buffer.from([0]) }], { files: [{ path: "w", content: Buffer.from("now text\n") }], changed: ["w"] })).text).toBe("Binary files a/w and b/w differ\n");
+    expect(await workspacePatch(original, { files: original, changed: [] })).toEqual({ text: "", notMinimal: [] });
+  });
+});
+
+describe("issue 25: the bounded diff", () => {
+  function random(seed: number) {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  /**
+   * Writes `original` to two fresh directories, applies `patch` with GNU patch in one and git apply in the
+   * other, and returns what each directory then holds (every file, byte for byte; leftovers such as .orig
+   * or .rej files would show up too).
+   */
+  function applyWithTools(original: WorkspaceFile[], patch: string): { gnu: Record<string, string>; git: Record<string, string> } {
+    const root = mkdtempSync(join(tmpdir(), "ws-tools-"));
+    const read = (dir: string, files: Record<string, string> = {}, prefix = ""): Record<string, string> => {
+      for (const name of readdirSync(join(dir, prefix)).sort()) {
+        const rel = prefix === "" ? name : `${prefix}/${name}`;
+        if (rel === ".git" || rel === "p.diff") continue;
+        if (statSync(join(dir, rel)).isDirectory()) read(dir, files, rel);
+        else files[rel] = readFileSync(join(dir, rel), "latin1");
+      }
+      return files;
+    };
+    try {
+      const out: Record<string, Record<string, string>> = {};
+      for (const tool of ["gnu", "git"]) {
+        const dir = join(root, tool);
+        mkdirSync(dir);
+        for (const f of original) {
+          mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+          writeFileSync(join(dir, f.path), f.content);
+        }
+        writeFileSync(join(dir, "p.diff"), patch);
+        if (tool === "gnu") execFileSync("patch", ["-p1", "--batch", "--silent", "-i", "p.diff"], { cwd: dir });
+        else {
+          execFileSync("git", ["init", "-q"], { cwd: dir });
+          execFileSync("git", ["apply", "p.diff"], { cwd: dir });
+        }
+        out[tool] = read(dir);
+      }
+      return { gnu: out.gnu!, git: out.git! };
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  const asFiles = (files: WorkspaceFile[]) => Object.fromEntries(files.map((f) => [f.path, f.content.toString("latin1")]));
+
+  // Lines a model's rewrite keeps (blank lines, braces) beside lines it does not.
+  const code = (n: number, tag: string) => Array.from({ length: n }, (_, i) => (i % 7 === 3 ? "" : i % 5 === 0 ? "}" : `  line ${i} of ${tag};`)).join("\n") + "\n";
+
+  it("400 random pairs in one workspace patch (CRLF, no newline at the end, empty, new and emptied files) apply byte-exact with GNU patch and git apply", async () => {
+    const rnd = random(25);
+    const words = ["a", "b\r", "", "c", "\r", "d\r", "}"];
+    const textOf = (n: number) => {
+      const ls = Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]!);
+      const t = ls.join(rnd() < 0.3 ? "\r\n" : "\n");
+      return n > 0 && rnd() < 0.75 ? `${t}${rnd() < 0.5 ? "\r\n" : "\n"}` : t;
+    };
+    const original: WorkspaceFile[] = [];
+    const attempt: WorkspaceFile[] = [];
+    for (let k = 0; k < 400; k++) {
+      const path = `d${k % 7}/f${k}.txt`;
+      const r = rnd();
+      const before = r < 0.1 ? null : r < 0.15 ? "" : textOf(Math.floor(rnd() * 25));
+      let after: string;
+      const q = rnd();
+      if (q < 0.08) after = "";
+      else if (q < 0.3 || before === null || before === "") after = textOf(Math.floor(rnd() * 25));
+      else {
+        const ls = before.split("\n");
+        for (let e = 1 + Math.floor(rnd() * 3); e > 0; e--) {
+          const at = Math.floor(rnd() * ls.length);
+          if (rnd() < 0.5) ls.splice(at, 1);
+          else ls.splice(at, 0, words[Math.floor(rnd() * words.length)]!);
+        }
+        after = ls.join("\n");
+      }
+      if (before !== null) original.push({ path, content: Buffer.from(before, "latin1") });
+      attempt.push({ path, content: Buffer.from(after, "latin1") });
+    }
+    const applied = applyAttempt(original, attempt, [], false);
+    expect(applied.changed.length).toBeGreaterThan(350);
+    // Every kind of pair is in the sample.
+    const was = new Map(original.map((f) => [f.path, f.content.toString("latin1")]));
+    const now = new Map(attempt.map((f) => [f.path, f.content.toString("latin1")]));
+    const kinds = applied.changed.map((p) => [was.get(p), now.get(p)!] as const);
+    expect(kinds.some(([b, a]) => b === undefined && a === "")).toBe(true);
+    expect(kinds.some(([b, a]) => b === "" && a !== "")).toBe(true);
+    expect(kinds.some(([b, a]) => b !== undefined && b !== "" && a === "")).toBe(true);
+    expect(kinds.some(([b, a]) => b?.includes("\r\n") && !a.endsWith("\n") && a !== "")).toBe(true);
+    const expected = asFiles(applied.files);
+    for (const limits of [undefined, { perFile: 20, perPatch: 1000 }]) {
+      const patch = await workspacePatch(original, applied, limits);
+      const { gnu, git } = applyWithTools(original, patch.text);
+      expect(gnu).toEqual(expected);
+      expect(git).toEqual(expected);
+      if (limits === undefined) expect(patch.notMinimal).toEqual([]);
+      else expect(patch.notMinimal.length).toBeGreaterThan(50);
+    }
+  });
+
+  it("past its work limit a file's changed middle is one replacement: exact, in well-formed hunks, the common head and tail kept", () => {
+    const rnd = random(7);
+    const words = ["a", "b", "c", "", "d"];
+    const textOf = (n: number) => (n === 0 ? "" : `${Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]!).join("\n")}${rnd() < 0.8 ? "\n" : ""}`);
+    const original: WorkspaceFile[] = [];
+    const expected: Record<string, string> = {};
+    const parts: string[] = [];
+    let replaced = 0;
+    for (let k = 0; k < 300; k++) {
+      const before = textOf(Math.floor(rnd() * 30));
+      const after = rnd() < 0.5 ? textOf(Math.floor(rnd() * 30)) : `x\n${before}`.replace(/\nc\n/, "\nchanged\n");
+      if (before === after) continue;
+      const limit = [0, 3, 30, 300][k % 4]!;
+      const path = `p${k}`;
+      const d = diffFile(path, before, after, limit);
+      const full = diffFile(path, before, after);
+      expect(full.minimal).toBe(true);
+      if (d.minimal) expect(d.text).toBe(full.text);
+      else {
+        replaced++;
+        // One hunk, its changes in one block: every removed line, then every added one.
+        expect(d.text.match(/^@@/gm)).toHaveLength(1);
+        expect(d.text.split("\n").slice(3).map((l) => l[0]).filter((c) => c === "-" || c === "+").join("")).toMatch(/^-*\+*$/);
+      }
+      original.push({ path, content: Buffer.from(before) });
+      expected[path] = after;
+      parts.push(d.text);
+    }
+    expect(replaced).toBeGreaterThan(50);
+    const { gnu, git } = applyWithTools(original, parts.join(""));
+    expect(gnu).toEqual(expected);
+    expect(git).toEqual(expected);
+    // The head and tail the two share stay context: only the middle is replaced.
+    const before = "h1\nh2\nh3\nh4\np\nq\np\nt1\nt2\nt3\nt4\n";
+    const after = "h1\nh2\nh3\nh4\nq\np\nq\nt1\nt2\nt3\nt4\n";
+    expect(diffFile("f", before, after, 0)).toMatchObject({ minimal: false, text: "--- a/f\n+++ b/f\n@@ -2,9 +2,9 @@\n h2\n h3\n h4\n-p\n-q\n-p\n+q\n+p\n+q\n t1\n t2\n t3\n" });
+    expect(diffFile("f", before, after).text.match(/^[-+]/gm)).toHaveLength(4);
+  });
+
+  it("huge rewrites (16,000 lines) stay within the work limit and apply byte-exact", () => {
+    const rnd = random(16);
+    const n = 16_000;
+    const few = ["", "}", "  }", "    return x;", "a", "b", "c", "d"];
+    const pick = () => Array.from({ length: n }, () => few[Math.floor(rnd() * few.length)]!).join("\n") + "\n";
+    const scattered = code(n, "v1").split("\n");
+    for (let i = 0; i < scattered.length; i += 37) scattered[i] = `edited ${i}`;
+    const cases: [string, string, string, boolean][] = [
+      // Every line different: the lines found on one side only are set aside, so this is solved outright.
+      ["no line kept", Array.from({ length: n }, (_, i) => `old ${i}`).join("\n") + "\n", Array.from({ length: n }, (_, i) => `new ${i}`).join("\n"), true],
+      // A model's rewrite keeps the blank lines and braces: a shortest script still fits the limit.
+      ["blank lines and braces kept", code(n, "v1"), code(n, "v2"), true],
+      ["every 37th line edited", code(n, "v1"), scattered.join("\n"), true],
+      // Random lines from eight values: the worst case for Myers, past the limit.
+      ["random lines from eight values", pick(), pick(), false],
+      ["LF to CRLF", code(n, "v1"), code(n, "v1").replaceAll("\n", "\r\n"), true],
+    ];
+    for (const [name, before, after, minimal] of cases) {
+      const d = diffFile("big.txt", before, after);
+      expect(d.minimal, name).toBe(minimal);
+      // Steps: the limit, one diagonal's overshoot at most, and the lines read.
+      const lines = before.split("\n").length + after.split("\n").length;
+      expect(d.work, name).toBeLessThanOrEqual(DIFF_WORK_PER_FILE + 2 * lines);
+      const { gnu, git } = applyWithTools([{ path: "big.txt", content: Buffer.from(before) }], d.text);
+      expect(gnu["big.txt"] === after, name).toBe(true);
+      expect(git["big.txt"] === after, name).toBe(true);
+    }
+  });
+
+  it("the files of one patch share a work limit: the later ones are replacements once it is spent", async () => {
+    // Two edits far apart, made of lines both sides have: the diff has to search between them.
+    const lines = code(400, "v1").split("\n");
+    lines[11] = "}";
+    lines.splice(297, 1);
+    const edited = lines.join("\n");
+    const original = ["a", "b", "c", "d"].map((p) => ({ path: `${p}.txt`, content: Buffer.from(code(400, "v1")) }));
+    const attempt = original.map((f) => ({ path: f.path, content: Buffer.from(edited) }));
+    const applied = applyAttempt(original, attempt, [], false);
+    const one = diffFile("a.txt", code(400, "v1"), edited);
+    expect(one.minimal).toBe(true);
+    // Room for two files' diffs, not three.
+    const patch = await workspacePatch(original, applied, { perFile: DIFF_WORK_PER_FILE, perPatch: 2 * one.work + 1 });
+    expect(patch.notMinimal).toEqual(["c.txt", "d.txt"]);
+    expect(patch.text.startsWith(one.text)).toBe(true);
+    const { gnu } = applyWithTools(original, patch.text);
+    expect(gnu).toEqual(asFiles(applied.files));
+    expect(DIFF_WORK_PER_PATCH).toBeGreaterThanOrEqual(DIFF_WORK_PER_FILE);
+  });
+
+  it("new empty files come last, under git's header; emptied and empty files in place", async () => {
+    const original = [{ path: "a.txt", content: Buffer.from("x\n") }, { path: "e.txt", content: Buffer.alloc(0) }];
+    const attempt = [
+      { path: "a.txt", content: Buffer.alloc(0) },
+      { path: "b/__init__.py", content: Buffer.alloc(0) },
+      { path: "c.txt", content: Buffer.from("c") },
+      { path: "e.txt", content: Buffer.from("now\r\n") },
+    ];
+    const applied = applyAttempt(original, attempt, [], false);
+    const patch = await workspacePatch(original, applied);
+    expect(patch.text).toBe(
+      "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +0,0 @@\n-x\n" +
+        "--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1,1 @@\n+c\n\\ No newline at end of file\n" +
+        "--- a/e.txt\n+++ b/e.txt\n@@ -0,0 +1,1 @@\n+now\r\n" +
+        "diff --git a/b/__init__.py b/b/__init__.py\nnew file mode 100644\n",
+    );
+    const { gnu, git } = applyWithTools(original, patch.text);
+    expect(gnu).toEqual({ "a.txt": "", "b/__init__.py": "", "c.txt": "c", "e.txt": "now\r\n" });
+    expect(git).toEqual(gnu);
+  });
+
+  it("CRLF lines are lines with a carriage return: diffed, kept and applied as such", () => {
+    expect(unifiedDiff("f", "a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n")).toBe("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n");
+    expect(unifiedDiff("f", "a\r\nb", "a\r\nb\r\n")).toBe("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\r\n-b\n\\ No newline at end of file\n+b\r\n");
+    const before = "one\r\ntwo\r\nthree\r\n";
+    for (const after of ["one\ntwo\nthree\n", "one\r\ntwo\nthree\r\n", "one\r\ntwo\r\nthree\r"]) {
+      const { gnu, git } = applyWithTools([{ path: "f", content: Buffer.from(before) }], unifiedDiff("f", before, after));
+      expect(gnu).toEqual({ f: after });
+      expect(git).toEqual({ f: after });
+    }
+  });
+});
+
+describe("issue 25: link resolution in a 5,000-entry archive", () => {
+  /** The links as place() resolved them before issue 25 (a search of the list per hop), for comparison. */
+  function resolvedBefore(entries: Entry[]): { ok: true; files: Record<string, string> } | { ok: false; entry: string; message: string } {
+    const files = new Map<string, string>();
+    const links: { path: string; target: string }[] = [];
+    for (const e of entries) {
+      if (e.type === "symlink") links.push({ path: e.name, target: e.linkname! });
+      else files.set(e.name, e.content ?? "");
+    }
+    for (const l of links) {
+      let target = l.target;
+      for (let hops = 0; !files.has(target) && hops < 8; hops++) {
+        const next = links.find((o) => o.path === target);
+        if (!next) break;
+        target = next.target;
+      }
+      const content = files.get(target);
+      if (content === undefined) return { ok: false, entry: l.path, message: `is a link to ${JSON.stringify(l.target)}, which is not a file in the workspace` };
+      files.set(l.path, content);
+    }
+    return { ok: true, files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : 1))) };
+  }
+
+  /** 1,000 files and 4,000 links in chains of 1 to `longest` links, then `extra`; in a seeded random order, so some chains come forwards and some backwards. */
+  function archive(seed: number, longest: number, extra: Entry[] = []): Entry[] {
+    let s = seed;
+    const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296;
+    const entries: Entry[] = Array.from({ length: 1000 }, (_, i) => ({ name: `f${i}`, content: `file ${i}\n` }));
+    const links = 4000 - extra.length;
+    for (let c = 0, made = 0; made < links; c++) {
+      const len = Math.min(1 + Math.floor(rnd() * longest), links - made);
+      for (let i = 0; i < len; i++) entries.push({ name: `c${c}l${i}`, type: "symlink", linkname: i === len - 1 ? `f${Math.floor(rnd() * 1000)}` : `c${c}l${i + 1}` });
+      made += len;
+    }
+    for (let i = entries.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [entries[i], entries[j]] = [entries[j]!, entries[i]!];
+    }
+    return [...entries, ...extra];
+  }
+
+  const unpack = async (entries: Entry[]) => {
+    expect(entries).toHaveLength(5000);
+    const res = await unpackWorkspace(await tarOf(entries));
+    return res.ok ? { ok: true as const, files: text(res.files) } : { ok: false as const, entry: res.entry, message: res.message };
+  };
+
+  it("resolves chains of links as the search it replaced did, in any order, into 5,000 files", async () => {
+    // A chain of nine links takes eight hops from its first: always within bounds, whatever the order.
+    const entries = archive(1, 9);
+    const before = resolvedBefore(entries);
+    expect(before.ok && Object.keys(before.files)).toHaveLength(5000);
+    expect(await unpack(entries)).toEqual(before);
+  });
+
+  it("refuses what the search refused: a chain too long for its order, a cycle, a link out of the workspace", async () => {
+    // Ten links: nine hops from the first. Listed forwards that is one too many; backwards, each link's
+    // target is already a file when it is resolved.
+    const ten = Array.from({ length: 10 }, (_, i): Entry => ({ name: `long${i}`, type: "symlink", linkname: i === 9 ? "f0" : `long${i + 1}` }));
+    const forwards = archive(2, 9, ten);
+    expect(resolvedBefore(forwards)).toEqual({ ok: false, entry: "long0", message: 'is a link to "long1", which is not a file in the workspace' });
+    expect(await unpack(forwards)).toEqual(resolvedBefore(forwards));
+    const backwards = archive(2, 9, ten.toReversed());
+    expect(resolvedBefore(backwards)).toMatchObject({ ok: true, files: { long0: "file 0\n" } });
+    expect(await unpack(backwards)).toEqual(resolvedBefore(backwards));
+    const cycle: Entry[] = [
+      { name: "cyc-a", type: "symlink", linkname: "cyc-b" },
+      { name: "cyc-b", type: "symlink", linkname: "cyc-c" },
+      { name: "cyc-c", type: "symlink", linkname: "cyc-a" },
+    ];
+    const cycled = archive(1, 9, cycle);
+    expect(resolvedBefore(cycled)).toEqual({ ok: false, entry: "cyc-a", message: 'is a link to "cyc-b", which is not a file in the workspace' });
+    expect(await unpack(cycled)).toEqual(resolvedBefore(cycled));
+    expect(await unpack(archive(1, 9, [{ name: "up", type: "symlink", linkname: "../f1" }]))).toEqual({ ok: false, entry: "up", message: 'is a link to "../f1", outside the workspace' });
   });
 });

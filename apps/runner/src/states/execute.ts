@@ -21,15 +21,16 @@ const PATCH_ON_TAPE = 64 * 1024;
  * against the original workspace and each changed file under workspace/. The program's own artifacts
  * of those names are dropped (and said so): the deliverable is what LoopSmith computed, not a claim.
  */
-function workspaceDeliverable(workspace: GoalWorkspace, code: Parameters<typeof attemptFiles>[0]) {
+async function workspaceDeliverable(workspace: GoalWorkspace, code: Parameters<typeof attemptFiles>[0]) {
   const applied = applyAttempt(workspace.files, attemptFiles(code), workspace.locked, false);
-  const patch = workspacePatch(workspace.files, applied);
+  // issue 25: bounded and yielding between files, so a large rewrite cannot stall heartbeats or lock renewals.
+  const { text: patch, notMinimal } = await workspacePatch(workspace.files, applied);
   const byPath = new Map(applied.files.map((f) => [f.path, f.content]));
   const files = [
     { name: WORKSPACE_PATCH, content: Buffer.from(patch, "utf8") },
     ...applied.changed.map((p) => ({ name: `${WORKSPACE_FILES_PREFIX}${p}`, content: byPath.get(p)! })),
   ].map((f) => ({ ...f, size: f.content.length, sha256: createHash("sha256").update(f.content).digest("hex") }));
-  return { applied, patch, files };
+  return { applied, patch, notMinimal, files };
 }
 
 export const execute: StateHandler = async (ctx, deps) => {
@@ -60,7 +61,7 @@ export const execute: StateHandler = async (ctx, deps) => {
     "execution finished",
   );
 
-  const deliverable = workspace ? workspaceDeliverable(workspace, code) : null;
+  const deliverable = workspace ? await workspaceDeliverable(workspace, code) : null;
   if (deliverable) {
     const ours = (n: string) => n === WORKSPACE_PATCH || n.startsWith(WORKSPACE_FILES_PREFIX);
     for (const a of run.artifacts.filter((x) => ours(x.name))) run.artifactErrors.push(`${a.name}: dropped, the name is the workspace deliverable's (computed by LoopSmith)`);
@@ -92,6 +93,8 @@ export const execute: StateHandler = async (ctx, deps) => {
             changed: deliverable.applied.changed,
             locked_changed: deliverable.applied.lockedChanged,
             ...(deliverable.applied.conflicts.length > 0 ? { not_placed: deliverable.applied.conflicts } : {}),
+            // Files whose diff passed its work limit: their changed middle is one replacement (exact, not shortest).
+            ...(deliverable.notMinimal.length > 0 ? { patch_not_minimal: deliverable.notMinimal } : {}),
             patch: storable(deliverable.patch.length > PATCH_ON_TAPE ? `${deliverable.patch.slice(0, PATCH_ON_TAPE)}\n[... ${deliverable.patch.length - PATCH_ON_TAPE} characters cut: see the ${WORKSPACE_PATCH} artifact ...]\n` : deliverable.patch).text,
           },
         }
