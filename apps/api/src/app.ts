@@ -10,7 +10,7 @@ import {
 import { LoopSmithError, type Logger, type Metrics } from "@loopsmith/core";
 import type { Exposition } from "@loopsmith/metrics";
 import type { Queue } from "bullmq";
-import { registerAuth } from "./auth";
+import { registerAuth, registerWithAccess } from "./auth";
 import { registerBodyGuard } from "./body-guard";
 import { registerJsonBody } from "./json-body";
 import { openApiTransform, openApiTransformObject } from "./openapi-docs";
@@ -103,7 +103,7 @@ export async function build(deps: ApiDeps) {
     transform: openApiTransform,
     transformObject: openApiTransformObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
+  await registerWithAccess(app, "public", fastifySwaggerUi, { routePrefix: "/docs" });
 
   app.setErrorHandler((err, req, reply) => {
     // Refused before its body was read (no key, over a limit, too large, too slow): close the connection
@@ -165,6 +165,6 @@ export async function build(deps: ApiDeps) {
   await app.register(replayRoutes, { deps: services });
   await app.register(artifactRoutes, { deps: services });
   if (metrics?.exposition) await app.register(metricsRoutes, { exposition: metrics.exposition, token: metrics.token });
-  if (deps.dashboardQueues) await app.register(queueDashboardRoutes, { queues: deps.dashboardQueues });
+  if (deps.dashboardQueues) await registerWithAccess(app, "admin", queueDashboardRoutes, { queues: deps.dashboardQueues }, { basicAuth: true });
   return app;
 }

@@ -1,12 +1,26 @@
 // Bearer API keys. Every route except health, readiness, the docs and the receipt keys needs one; the tenant it belongs
 // to scopes everything the request may see or change. /admin routes need ADMIN_API_KEY instead.
 // Both are checked in an onRequest hook, before a byte of the request body is read.
+//
+// Who may call a route is decided by the route the router matched (its `config.access`), never by the raw
+// URL: the router matches the percent-decoded path, so `/%61dmin/queues` reaches the dashboard while a
+// test of `req.url` sees no "/admin/" (issue 25: any tenant key opened the queue dashboard that way).
+// A route without `config.access` needs a tenant key: forgetting to declare one fails closed.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions, FastifyRequest } from "fastify";
 import { LoopSmithError } from "@loopsmith/core";
 import { checkApiKey, type AuthenticatedTenant, type PrismaClient } from "@loopsmith/db";
 
+/** public: no key; tenant: a tenant's API key; admin: ADMIN_API_KEY. */
+export type Access = "public" | "tenant" | "admin";
+
 declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Who may call the route (default tenant). */
+    access?: Access;
+    /** Admin routes a browser opens (the queue dashboard): the key may also come as a Basic password. */
+    basicAuth?: boolean;
+  }
   interface FastifyRequest {
     tenant?: AuthenticatedTenant;
     /** Set when the request carried ADMIN_API_KEY (only /admin routes look). */
@@ -25,12 +39,33 @@ export function requireAdmin(req: FastifyRequest): void {
   if (req.admin !== true) throw new LoopSmithError("LS_ERR_FORBIDDEN", "Not the admin key.");
 }
 
+/** The matched route's access; unmatched requests (404s) have none. */
+export function accessOf(req: FastifyRequest): Access | undefined {
+  const route = req.routeOptions.url;
+  if (route === undefined) return undefined;
+  // The matched route's template, not the URL: a route under /admin is an admin route even if its
+  // registration forgot to say so.
+  if (route === "/admin" || route.startsWith("/admin/")) return "admin";
+  return req.routeOptions.config.access ?? "tenant";
+}
+
 // The receipt keys are public so that anyone handed a receipt can check it. /metrics checks its own token
 // (METRICS_TOKEN, see routes/metrics.ts), never a tenant's key.
-export const PUBLIC = [/^\/metrics(\?|$)/, /^\/healthz(\?|$)/, /^\/readyz(\?|$)/, /^\/docs(\/|\?|$)/, /^\/\.well-known\/loopsmith-receipt-keys(\?|$)/];
-
 export function isPublic(req: FastifyRequest): boolean {
-  return PUBLIC.some((p) => p.test(req.url));
+  return accessOf(req) === "public";
+}
+
+/**
+ * Registers `plugin` so that every route it (and anything it registers) declares gets `access`: for
+ * routes made by other packages (Swagger UI, the queue dashboard), whose options we do not write.
+ */
+export async function registerWithAccess<O extends FastifyPluginOptions>(app: FastifyInstance, access: Access, plugin: FastifyPluginAsync<O> | FastifyPluginCallback<O>, opts: O, extra: Omit<FastifyContextConfig, "access"> = {}): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook("onRoute", (route) => {
+      route.config = { ...(route.config as object), ...extra, access };
+    });
+    await scope.register(plugin, opts);
+  });
 }
 
 /** The password of `Authorization: Basic ...` (the user name is ignored), for the queue dashboard's pages. */
@@ -67,12 +102,12 @@ export interface AuthSettings {
 
 export function registerAuth(app: FastifyInstance, settings: () => AuthSettings): void {
   app.addHook("onRequest", async (req) => {
-    if (isPublic(req)) return;
+    const access = accessOf(req);
     // No such route: let the 404 say so (it reveals nothing a key would protect).
-    if (req.routeOptions.url === undefined) return;
-    if (req.url.startsWith("/admin/")) {
+    if (access === undefined || access === "public") return;
+    if (access === "admin") {
       // The queue dashboard is opened in a browser, which can send the key only as a Basic password.
-      const key = bearer(req) ?? (req.url.startsWith("/admin/queues") ? basicPassword(req) : undefined);
+      const key = bearer(req) ?? (req.routeOptions.config.basicAuth === true ? basicPassword(req) : undefined);
       if (!key) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "Send the admin key: Authorization: Bearer <ADMIN_API_KEY>.");
       const want = settings().adminApiKey;
       if (!isAdminKey(key, want)) throw new LoopSmithError("LS_ERR_FORBIDDEN", want === undefined ? "Admin routes are disabled: ADMIN_API_KEY is not set." : "Not the admin key.");

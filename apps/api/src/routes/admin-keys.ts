@@ -63,6 +63,7 @@ export const adminKeyRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
   app.post(
     "/admin/tenants/:tenant_id/api-keys",
     {
+      config: { access: "admin" },
       schema: {
         ...admin,
         summary: "Issue another API key for a tenant (shown once)",
@@ -84,6 +85,7 @@ export const adminKeyRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
   app.get(
     "/admin/tenants/:tenant_id/api-keys",
     {
+      config: { access: "admin" },
       schema: {
         ...admin,
         summary: "A tenant's API keys: prefix and metadata, never the key",
@@ -103,6 +105,7 @@ export const adminKeyRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
   app.post(
     "/admin/tenants/:tenant_id/api-keys/:key_id/revoke",
     {
+      config: { access: "admin" },
       schema: {
         ...admin,
         summary: "Revoke an API key: its next request is a 401",
@@ -123,6 +126,7 @@ export const adminKeyRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
   app.post(
     "/admin/tenants/:tenant_id/api-keys/:key_id/rotate",
     {
+      config: { access: "admin" },
       schema: {
         ...admin,
         summary: "Rotate an API key: a new key now, the old one works until the overlap ends",
@@ -159,6 +163,7 @@ export const adminKeyRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
   app.get(
     "/admin/tenants/:tenant_id/webhook-secrets",
     {
+      config: { access: "admin" },
       schema: {
         ...admin,
         summary: "A tenant's webhook signing secrets: ids and validity, never the secret",
@@ -178,6 +183,7 @@ export const adminKeyRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
   app.post(
     "/admin/tenants/:tenant_id/webhook-secrets/:secret_id/expire",
     {
+      config: { access: "admin" },
       schema: {
         ...admin,
         summary: "Expire a webhook signing secret now (after a leak), overlap or not",

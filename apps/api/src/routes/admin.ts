@@ -28,6 +28,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
   app.get(
     "/admin/dead-letters",
     {
+      config: { access: "admin" },
       schema: {
         operationId: "listDeadLetters",
         summary: "Goals parked in errored (the dead-letter list)",
@@ -67,6 +68,7 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = asyn
   app.post(
     "/admin/dead-letters/:id/retry",
     {
+      config: { access: "admin" },
       schema: {
         operationId: "retryDeadLetter",
         summary: "Retry a dead-lettered goal: it resumes the state it errored in",

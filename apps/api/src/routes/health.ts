@@ -43,13 +43,14 @@ async function probe(name: DependencyName, fn: () => Promise<string>, timeoutMs:
 export const healthRoutes: FastifyPluginAsyncZod<{ readiness: Readiness; timeoutMs: number }> = async (app, opts) => {
   app.get(
     "/healthz",
-    { schema: { operationId: "getHealthz", summary: "The process is up", tags: ["health"], security: [], response: { 200: healthzResponse } } },
+    { config: { access: "public" }, schema: { operationId: "getHealthz", summary: "The process is up", tags: ["health"], security: [], response: { 200: healthzResponse } } },
     async () => ({ status: "ok" as const }),
   );
 
   app.get(
     "/readyz",
     {
+      config: { access: "public" },
       schema: {
         operationId: "getReadyz",
         summary: "Postgres, Redis, the Docker engine and the sandbox image are all reachable",

@@ -5,7 +5,7 @@ import { LoopSmithError } from "@loopsmith/core";
 import { bearerToken, tokenMatches, type Exposition } from "@loopsmith/metrics";
 
 export const metricsRoutes: FastifyPluginAsync<{ exposition: Exposition; token?: string }> = async (app, opts) => {
-  app.get("/metrics", { schema: { hide: true } }, async (req, reply) => {
+  app.get("/metrics", { config: { access: "public" }, schema: { hide: true } }, async (req, reply) => {
     if (opts.token === undefined) throw new LoopSmithError("LS_ERR_FORBIDDEN", "Metrics are off: set METRICS_TOKEN to serve them.");
     const given = bearerToken(req.headers.authorization);
     if (given === undefined) throw new LoopSmithError("LS_ERR_UNAUTHORIZED", "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.");

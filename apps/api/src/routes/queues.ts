@@ -7,6 +7,7 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { FastifyAdapter } from "@bull-board/fastify";
 import { LoopSmithError, publicError } from "@loopsmith/core";
+import { requireAdmin } from "../auth";
 
 export const QUEUE_DASHBOARD_PATH = "/admin/queues";
 
@@ -24,8 +25,11 @@ export const queueDashboardRoutes: FastifyPluginAsync<{ queues: readonly Queue[]
     const shown = publicError(err);
     return { status: 500, body: new LoopSmithError(shown.code, shown.message).toBody() } as unknown as Answer;
   });
-  app.addHook("onSend", async (req, reply) => {
-    if (reply.statusCode === 401 && req.url.startsWith(QUEUE_DASHBOARD_PATH)) reply.header("www-authenticate", 'Basic realm="LoopSmith admin", charset="UTF-8"');
+  // The app's auth hook already refused anyone without the admin key (these routes are registered with
+  // access "admin"); the dashboard checks again itself, so that no registration mistake can open it.
+  app.addHook("onRequest", async (req) => requireAdmin(req));
+  app.addHook("onSend", async (_req, reply) => {
+    if (reply.statusCode === 401) reply.header("www-authenticate", 'Basic realm="LoopSmith admin", charset="UTF-8"');
   });
   await app.register(adapter.registerPlugin(), { prefix: QUEUE_DASHBOARD_PATH });
 };

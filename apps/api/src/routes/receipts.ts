@@ -38,10 +38,14 @@ export const receiptRoutes: FastifyPluginAsyncZod<{ deps: () => { prisma: Prisma
   app.get(
     RECEIPT_KEYS_PATH,
     {
+      config: { access: "public" },
       schema: {
         operationId: "getReceiptKeys",
         summary: "The public keys that sign receipts",
-        description: "No authentication. Keys are never removed when a new one is introduced, so receipts signed before a rotation still verify.",
+        description:
+          "No authentication. Keys are never removed when a new one is introduced, so receipts signed before a rotation still verify. " +
+          "Each key signs validly from `not_before` (its creation) to `not_after` (null: no expiry), and never at or after `revoked_at` (null: not revoked); " +
+          "a verifier refuses a receipt whose `issued_at` falls outside.",
         tags: ["goals"],
         security: [],
         response: { 200: receiptKeysView },
@@ -50,7 +54,15 @@ export const receiptRoutes: FastifyPluginAsyncZod<{ deps: () => { prisma: Prisma
     async () => {
       const rows = await opts.deps().prisma.receiptKey.findMany({ orderBy: [{ createdAt: "asc" }, { keyId: "asc" }] });
       return {
-        keys: rows.map((k) => ({ key_id: k.keyId, alg: "Ed25519" as const, public_key_pem: k.publicKeyPem, created_at: k.createdAt.toISOString() })),
+        keys: rows.map((k) => ({
+          key_id: k.keyId,
+          alg: "Ed25519" as const,
+          public_key_pem: k.publicKeyPem,
+          created_at: k.createdAt.toISOString(),
+          not_before: k.createdAt.toISOString(),
+          not_after: k.notAfter?.toISOString() ?? null,
+          revoked_at: k.revokedAt?.toISOString() ?? null,
+        })),
       };
     },
   );
