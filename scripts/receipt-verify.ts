@@ -1,9 +1,10 @@
 // npm run receipt:verify -- RECEIPT.json --keys KEYS.json [--artifact NAME=PATH ...] [--program PATH] [--tape TAPE.json]
 // Checks a LoopSmith receipt offline: no database, no network. Exit 0 and "receipt OK" when the signature,
-// every file given and the tape all match; exit 1 naming each thing that did not; exit 2 on bad usage.
+// the key's validity when the receipt was issued, every file given and the tape all match; exit 1 naming
+// each thing that did not; exit 2 on bad usage.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { verifyReceipt, type VerifyGiven } from "@loopsmith/receipts";
+import { readJsonDocument, verifyReceipt, type VerifyGiven } from "@loopsmith/receipts";
 
 const HELP = `usage: npm run receipt:verify -- RECEIPT.json --keys KEYS.json [--artifact NAME=PATH ...] [--program PATH] [--tape TAPE.json]
 
@@ -18,19 +19,19 @@ function usage(message: string): never {
   process.exit(2);
 }
 
+// Read exactly (issue 25): JSON.parse would keep the last of two duplicate keys, so a receipt holding a
+// second goal_id could pass here while whoever reads the file sees the first.
 function readJson(path: string, what: string): unknown {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     usage(`cannot read the ${what} ${path}: ${(e as Error).message}`);
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    console.error(`receipt FAILED\n  ${what} ${path}: not JSON (${(e as Error).message})`);
-    process.exit(1);
-  }
+  const read = readJsonDocument(bytes);
+  if (read.ok) return read.value;
+  console.error(`receipt FAILED\n  ${what} ${path}: not JSON that reads one way (${read.message})`);
+  process.exit(1);
 }
 
 let parsed;

@@ -129,6 +129,9 @@ describe("the receipt of a verified goal", () => {
     const key = list.find((k) => k.key_id === receipt.key_id);
     expect(key).toMatchObject({ alg: "Ed25519", public_key_pem: expect.stringMatching(/^-----BEGIN PUBLIC KEY-----/) });
     expect(Number.isNaN(Date.parse(key!.created_at))).toBe(false);
+    // issue 25: the key's validity window; this test's runner sets neither an expiry nor a revocation.
+    expect(key).toMatchObject({ not_before: key!.created_at, not_after: null, revoked_at: null });
+    expect(Date.parse(key!.created_at)).toBeLessThanOrEqual(Date.parse(receipt.issued_at));
   });
 
   const bad = (key: string) => `signature does not verify with key ${key}`;

@@ -87,7 +87,35 @@ export const runnerConfigSchema = baseConfigSchema
       }),
     RECEIPT_KEY_ID: z.string().regex(KEY_ID, "letters, digits and . _ : - (up to 64)").optional(),
     RECEIPT_KEY_FILE: z.string().min(1).optional(),
+    // issue 25: the signing key's expiry, published as its not_after. A receipt issued after it does not
+    // verify, so the runner neither starts with a key past it nor signs past it (rotate before then).
+    RECEIPT_KEY_NOT_AFTER: timestamp().optional(),
+    // Keys to revoke, "KEY_ID=RFC3339,...": each published as that key's revoked_at, after which its
+    // receipts do not verify. Whoever holds a leaked key can date a receipt anything, so give the earliest
+    // moment it may have leaked. A revocation is never lifted and only ever moved earlier.
+    RECEIPT_KEYS_REVOKED: z
+      .string()
+      .default("")
+      .transform((raw, ctx) => {
+        const revoked: { keyId: string; at: Date }[] = [];
+        for (const entry of raw.split(",").map((e) => e.trim()).filter(Boolean)) {
+          const eq = entry.indexOf("=");
+          const [keyId, at] = [entry.slice(0, eq), entry.slice(eq + 1)];
+          const when = timestamp().safeParse(at);
+          if (eq < 0 || !KEY_ID.test(keyId) || !when.success) {
+            ctx.addIssue({ code: "custom", message: `"${entry.slice(0, 120)}" is not KEY_ID=TIMESTAMP (an RFC 3339 timestamp, like receipts-2025=2026-03-01T00:00:00Z)` });
+          } else if (revoked.some((r) => r.keyId === keyId)) {
+            ctx.addIssue({ code: "custom", message: `key ${keyId} is listed twice` });
+          } else revoked.push({ keyId, at: when.data });
+        }
+        return revoked;
+      }),
   });
+
+/** An RFC 3339 timestamp with its offset, as a Date (digits past the millisecond dropped: the key's window only narrows). */
+function timestamp() {
+  return z.iso.datetime({ offset: true, error: "an RFC 3339 timestamp with an offset, like 2027-01-01T00:00:00Z" }).transform((s) => new Date(s));
+}
 export type RunnerConfig = z.output<typeof runnerConfigSchema>;
 
 /** The sandbox pool's settings from the runner's config (see createDockerSandbox). */

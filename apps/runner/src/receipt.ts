@@ -5,9 +5,12 @@ import { resultMatchesParams, type Tx } from "@loopsmith/db";
 import { buildReceiptPayload, signReceipt, type ReceiptFacts } from "@loopsmith/receipts";
 import { frozenCheck, generatedCode } from "@loopsmith/schemas";
 import { z } from "zod";
-import type { ReceiptSigner } from "./receipt-key";
+import { assertSignable, type ReceiptSigner } from "./receipt-key";
 
 export async function issueReceipt(tx: Tx, goalId: string, signer: ReceiptSigner, at: Date): Promise<void> {
+  // Past the key's expiry the move to verified fails (and is retried, then parked) rather than carry a
+  // receipt that cannot verify.
+  assertSignable(signer, at);
   const facts = await receiptFacts(tx, goalId, at);
   const receipt = signReceipt(buildReceiptPayload(facts, signer.keyId), signer.privateKey);
   await tx.goal.update({ where: { id: goalId }, data: { receipt: JSON.stringify(receipt) } });

@@ -15,7 +15,7 @@ import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendi
 import type { RunnerConfig } from "./config";
 import { admitStep } from "./fairness";
 import { instrumentSandbox } from "./instrument";
-import { publishReceiptKey, type ReceiptSigner } from "./receipt-key";
+import { publishReceiptKey, revokeReceiptKeys, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
 import { createGoalWorker, type JobMeta } from "./worker";
 
@@ -251,7 +251,9 @@ export function createRunner(deps: RunnerDeps): Runner {
     heartbeat,
     async start() {
       // Before any step can sign with it, so that every receipt names a key the API can serve.
-      await publishReceiptKey(prisma, deps.receipts);
+      await publishReceiptKey(prisma, deps.receipts, stepDeps.now());
+      const unknownKeys = await revokeReceiptKeys(prisma, config.RECEIPT_KEYS_REVOKED);
+      if (unknownKeys.length > 0) log.warn({ keyIds: unknownKeys }, "RECEIPT_KEYS_REVOKED names receipt keys that were never published");
       // Secrets stored before encryption (or under a previous key) are sealed before the first delivery.
       const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
       if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");

@@ -7,12 +7,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "@loopsmith/core";
 import { createPrisma, type PrismaClient } from "@loopsmith/db";
-import { keyIdFor, verifyReceipt } from "@loopsmith/receipts";
+import { buildReceiptPayload, keyIdFor, signReceipt, verifyReceipt, type ReceiptFacts } from "@loopsmith/receipts";
+import { build } from "../../api/src/app";
+import type { Services } from "../../api/src/services";
 import { checkedGoal } from "../../../tests/support/checked-goal";
 import { startLoop } from "../../../tests/support/loop";
 import { DATABASE_URL } from "../../../tests/support/services";
 import { runnerConfigSchema } from "../src/config";
-import { loadReceiptSigner, publishReceiptKey } from "../src/receipt-key";
+import { assertSignable, loadReceiptSigner, publishReceiptKey, revokeReceiptKeys } from "../src/receipt-key";
 
 const ed25519Pem = () => generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
 const uniqueId = (label: string) => `test-${label}-${randomBytes(4).toString("hex")}`;
@@ -99,3 +101,125 @@ describe("key rotation", () => {
     expect(verifyReceipt(after.receipt, before.keys).problems).toEqual([`key ${newId} is not in the keys file`]);
   });
 });
+
+describe("issue 25: a key's expiry and revocation", () => {
+  const issues = (env: Record<string, string>) => {
+    try {
+      parseConfig(runnerConfigSchema, env);
+      return [];
+    } catch (e) {
+      return (e as ConfigError).issues;
+    }
+  };
+
+  it("RECEIPT_KEY_NOT_AFTER and RECEIPT_KEYS_REVOKED are RFC 3339 timestamps, parsed once at start-up", () => {
+    const config = parseConfig(runnerConfigSchema, {
+      RECEIPT_KEY_NOT_AFTER: "2027-01-01T01:00:00+01:00",
+      RECEIPT_KEYS_REVOKED: "receipts-2025=2026-03-01T00:00:00Z, ed25519-0123456789abcdef=2026-03-02T00:00:00.250Z",
+    });
+    expect(config.RECEIPT_KEY_NOT_AFTER).toEqual(new Date("2027-01-01T00:00:00Z"));
+    expect(config.RECEIPT_KEYS_REVOKED).toEqual([
+      { keyId: "receipts-2025", at: new Date("2026-03-01T00:00:00Z") },
+      { keyId: "ed25519-0123456789abcdef", at: new Date("2026-03-02T00:00:00.250Z") },
+    ]);
+    expect(parseConfig(runnerConfigSchema, {}).RECEIPT_KEYS_REVOKED).toEqual([]);
+    expect(issues({ RECEIPT_KEY_NOT_AFTER: "2027-02-30T00:00:00Z" })).toEqual(["RECEIPT_KEY_NOT_AFTER: an RFC 3339 timestamp with an offset, like 2027-01-01T00:00:00Z"]);
+    expect(issues({ RECEIPT_KEY_NOT_AFTER: "2027-01-01T00:00:00" })).toHaveLength(1);
+    expect(issues({ RECEIPT_KEYS_REVOKED: "k1=2026-01-01T00:00:00Z,k2,k 3=2026-01-01T00:00:00Z,k1=2026-01-02T00:00:00Z" })).toEqual([
+      'RECEIPT_KEYS_REVOKED: "k2" is not KEY_ID=TIMESTAMP (an RFC 3339 timestamp, like receipts-2025=2026-03-01T00:00:00Z)',
+      'RECEIPT_KEYS_REVOKED: "k 3=2026-01-01T00:00:00Z" is not KEY_ID=TIMESTAMP (an RFC 3339 timestamp, like receipts-2025=2026-03-01T00:00:00Z)',
+      "RECEIPT_KEYS_REVOKED: key k1 is listed twice",
+    ]);
+  });
+
+  it("a runner refuses to start with its key expired or revoked, and to sign past the expiry", () => {
+    const pem = ed25519Pem();
+    const notAfter = "2027-01-01T00:00:00.000Z";
+    const config = parseConfig(runnerConfigSchema, { RECEIPT_SIGNING_KEY: pem, RECEIPT_KEY_ID: "k-expiring", RECEIPT_KEY_NOT_AFTER: notAfter });
+    const signer = loadReceiptSigner(config, new Date(notAfter));
+    expect(signer.notAfter).toEqual(new Date(notAfter));
+    expect(() => loadReceiptSigner(config, new Date("2027-01-01T00:00:00.001Z"))).toThrow(
+      expect.objectContaining({ code: "LS_ERR_CONFIG", message: `receipt key k-expiring expired at ${notAfter} (RECEIPT_KEY_NOT_AFTER): configure a new key with a new RECEIPT_KEY_ID` }),
+    );
+    expect(() => assertSignable(signer, new Date(notAfter))).not.toThrow();
+    expect(() => assertSignable(signer, new Date("2027-01-01T00:00:00.001Z"))).toThrow(expect.objectContaining({ code: "LS_ERR_CONFIG" }));
+    const revoked = parseConfig(runnerConfigSchema, { RECEIPT_SIGNING_KEY: pem, RECEIPT_KEY_ID: "k-revoked", RECEIPT_KEYS_REVOKED: "k-revoked=2030-01-01T00:00:00Z" });
+    expect(() => loadReceiptSigner(revoked)).toThrow(
+      expect.objectContaining({ code: "LS_ERR_CONFIG", message: "RECEIPT_KEYS_REVOKED revokes this runner's own receipt key k-revoked: configure a new key with a new RECEIPT_KEY_ID" }),
+    );
+  });
+
+  it("publishes not_before, not_after and revoked_at; a revocation only ever moves earlier; receipts outside fail", async () => {
+    const keyId = uniqueId("window");
+    const created = new Date("2026-06-01T00:00:00.000Z");
+    const signer = loadReceiptSigner(
+      parseConfig(runnerConfigSchema, { RECEIPT_SIGNING_KEY: ed25519Pem(), RECEIPT_KEY_ID: keyId, RECEIPT_KEY_NOT_AFTER: "2027-06-01T00:00:00Z" }),
+      created,
+    );
+    await publishReceiptKey(prisma, signer, created);
+    const served = async () => {
+      // The keys route reads nothing but the database.
+      const ready = async () => "";
+      const app = await build({ logger: false, readiness: { postgres: ready, redis: ready, docker: ready, sandbox_image: ready }, services: { prisma } as unknown as Services });
+      try {
+        const res = await app.inject({ method: "GET", url: "/.well-known/loopsmith-receipt-keys" });
+        expect(res.statusCode).toBe(200);
+        return res.json() as { keys: { key_id: string }[] };
+      } finally {
+        await app.close();
+      }
+    };
+    const mine = async () => (await served()).keys.find((k) => k.key_id === keyId);
+    expect(await mine()).toEqual({
+      key_id: keyId,
+      alg: "Ed25519",
+      public_key_pem: signer.publicKeyPem,
+      created_at: "2026-06-01T00:00:00.000Z",
+      not_before: "2026-06-01T00:00:00.000Z",
+      not_after: "2027-06-01T00:00:00.000Z",
+      revoked_at: null,
+    });
+
+    const missing = uniqueId("never-published");
+    expect(await revokeReceiptKeys(prisma, [{ keyId, at: new Date("2026-09-01T00:00:00Z") }, { keyId: missing, at: new Date("2026-09-01T00:00:00Z") }])).toEqual([missing]);
+    // A later date (another runner's older list) does not move it; an earlier one does.
+    await revokeReceiptKeys(prisma, [{ keyId, at: new Date("2026-10-01T00:00:00Z") }]);
+    expect(await mine()).toMatchObject({ revoked_at: "2026-09-01T00:00:00.000Z" });
+    await revokeReceiptKeys(prisma, [{ keyId, at: new Date("2026-08-01T00:00:00Z") }]);
+    expect(await mine()).toMatchObject({ revoked_at: "2026-08-01T00:00:00.000Z" });
+    // A runner started later without RECEIPT_KEY_NOT_AFTER leaves the published expiry alone.
+    await publishReceiptKey(prisma, { ...signer, notAfter: null });
+    expect(await mine()).toMatchObject({ not_after: "2027-06-01T00:00:00.000Z" });
+
+    const keys = await served();
+    const receiptAt = (iso: string) => signReceipt(buildReceiptPayload(facts(new Date(iso)), keyId), signer.privateKey);
+    expect(verifyReceipt(receiptAt("2026-07-31T23:59:59.999Z"), keys).problems).toEqual([]);
+    expect(verifyReceipt(receiptAt("2026-08-01T00:00:00.000Z"), keys).problems).toEqual([
+      `key ${keyId} was revoked at 2026-08-01T00:00:00.000Z: the receipt was issued at or after that, at 2026-08-01T00:00:00.000Z`,
+    ]);
+    expect(verifyReceipt(receiptAt("2026-05-31T23:59:59.999Z"), keys).problems).toEqual([
+      `key ${keyId} is valid from 2026-06-01T00:00:00.000Z (not_before): the receipt was issued before, at 2026-05-31T23:59:59.999Z`,
+    ]);
+  });
+});
+
+/** A minimal verified goal's facts, issued at `issuedAt`. */
+function facts(issuedAt: Date): ReceiptFacts {
+  return {
+    goalId: "00000000-0000-4000-8000-000000000001",
+    tenantId: "00000000-0000-4000-8000-000000000002",
+    objective: "o",
+    loopsmithVersion: null,
+    attempt: 1,
+    inputs: [],
+    checkerFiles: [],
+    checks: [],
+    deliverable: null,
+    artifacts: [],
+    program: { filename: "solution.py", source: "print(1)\n" },
+    image: { id: "sha256:" + "1".repeat(64), repoDigest: null },
+    modelCalls: [],
+    tape: [{ seq: 0, from: null, to: "plan", at: issuedAt.toISOString(), detail: {}, hash: null }],
+    issuedAt,
+  };
+}

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildReceiptPayload,
   canonicalJson,
+  readJsonDocument,
   chainHashes,
   keyIdFor,
   ReceiptError,
@@ -145,5 +146,97 @@ describe("receipts", () => {
   it("a key from another signer does not verify it", () => {
     const other = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
     expect(verifyReceipt(signed(), { keys: [{ ...keys.keys[0]!, public_key_pem: other }] }).problems).toEqual([`signature does not verify with key ${keyId}`]);
+  });
+});
+
+describe("issue 25: receipts and keys are read exactly", () => {
+  it("a receipt with a second goal_id is refused, where JSON.parse would verify it for the other id", () => {
+    const text = JSON.stringify(signed());
+    // The signed goal_id comes last, where JSON.parse looks; a reader that keeps the first sees "forged".
+    const twice = `{"goal_id":"forged",${text.slice(1)}`;
+    expect(verifyReceipt(JSON.parse(twice), keys).ok).toBe(true);
+    const v = verifyReceipt(twice, keys);
+    expect(v.ok).toBe(false);
+    expect(v.problems).toEqual([`receipt: not JSON that reads one way (duplicate key "goal_id" at line 1, column ${twice.lastIndexOf('"goal_id"') + 1})`]);
+    expect(verifyReceipt(Buffer.from(text), keys).ok).toBe(true);
+  });
+
+  it("a keys document with a key listed under two key_ids is refused", () => {
+    const entry = JSON.stringify(keys.keys[0]);
+    const twice = `{"keys":[{"key_id":"other",${entry.slice(1)}]}`;
+    expect(verifyReceipt(signed(), twice).problems).toEqual([expect.stringMatching(/^keys file: not JSON that reads one way \(duplicate key "key_id" at line 1/)]);
+    expect(verifyReceipt(signed(), JSON.stringify(keys)).ok).toBe(true);
+  });
+
+  it("a tape given as text is read exactly too, and bytes that are not UTF-8 are refused", () => {
+    const row = JSON.stringify(tape[3]);
+    const twice = JSON.stringify(tape).replace(row, `{"detail":{"exit_code":1},${row.slice(1)}`);
+    expect(verifyReceipt(signed(), keys, { tape: JSON.parse(twice) }).ok).toBe(true);
+    expect(verifyReceipt(signed(), keys, { tape: twice }).problems).toEqual([expect.stringMatching(/^tape: not JSON that reads one way \(duplicate key "detail"/)]);
+    expect(verifyReceipt(Buffer.from([0x7b, 0xff, 0x7d]), keys).problems).toEqual(["receipt: not JSON that reads one way (not UTF-8 text)"]);
+  });
+
+  it("keeps an integer beyond 2^53 only in the digits JSON.stringify writes for it", () => {
+    const big = signReceipt(buildReceiptPayload(facts({ checks: [{ ...facts().checks[0]!, params: { at_least: 2 ** 60 } }] }), keyId), privateKey);
+    const text = JSON.stringify(big);
+    expect(text).toContain('"at_least":1152921504606847000');
+    expect(verifyReceipt(text, keys).problems).toEqual([]);
+    expect(readJsonDocument(text)).toMatchObject({ ok: true, value: { checks: [{ params: { at_least: 2 ** 60 } }] } });
+    // 2^60 + 1 reads as 2^60 to JSON.parse: the signature would hold for a number the text does not say.
+    const off = text.replace("1152921504606847000", "1152921504606846977");
+    expect(verifyReceipt(JSON.parse(off), keys).ok).toBe(true);
+    expect(verifyReceipt(off, keys).problems).toEqual([
+      "receipt: not JSON that reads one way (the integer 1152921504606846977 at /checks/0/params/at_least is not one a JSON number can hold exactly)",
+    ]);
+  });
+});
+
+describe("issue 25: a key's validity window", () => {
+  // The receipt was issued at 2026-01-01T00:00:05.000Z (facts().issuedAt).
+  const ISSUED = "2026-01-01T00:00:05.000Z";
+  const withKey = (window: Record<string, string | null | undefined>) => ({ keys: [{ ...keys.keys[0]!, ...window }] });
+  const problems = (window: Record<string, string | null | undefined>) => verifyReceipt(signed(), withKey(window)).problems;
+
+  it("not_before: a receipt issued at the key's creation verifies, one issued a millisecond before it does not", () => {
+    expect(problems({ not_before: ISSUED })).toEqual([]);
+    expect(problems({ not_before: "2026-01-01T00:00:05.001Z" })).toEqual([
+      `key ${keyId} is valid from 2026-01-01T00:00:05.001Z (not_before): the receipt was issued before, at ${ISSUED}`,
+    ]);
+    // A keys file saved before not_before existed: the key's creation is created_at.
+    expect(problems({ created_at: ISSUED })).toEqual([]);
+    expect(problems({ created_at: "2026-01-01T00:00:05.001Z" })).toEqual([
+      `key ${keyId} is valid from 2026-01-01T00:00:05.001Z (not_before): the receipt was issued before, at ${ISSUED}`,
+    ]);
+  });
+
+  it("not_after: a receipt issued at the expiry verifies, one issued a millisecond after it does not", () => {
+    expect(problems({ not_after: ISSUED })).toEqual([]);
+    expect(problems({ not_after: null })).toEqual([]);
+    expect(problems({ not_after: "2026-01-01T00:00:04.999Z" })).toEqual([
+      `key ${keyId} expired at 2026-01-01T00:00:04.999Z (not_after): the receipt was issued after, at ${ISSUED}`,
+    ]);
+  });
+
+  it("revoked_at: a receipt issued just before the revocation verifies, one issued at it does not", () => {
+    expect(problems({ revoked_at: "2026-01-01T00:00:05.001Z" })).toEqual([]);
+    expect(problems({ revoked_at: null })).toEqual([]);
+    expect(problems({ revoked_at: ISSUED })).toEqual([`key ${keyId} was revoked at ${ISSUED}: the receipt was issued at or after that, at ${ISSUED}`]);
+    expect(problems({ revoked_at: "2026-01-01T00:00:04.999Z" })).toHaveLength(1);
+  });
+
+  it("compares timestamps exactly, whatever their offset or precision", () => {
+    // The same instants written another way.
+    expect(problems({ not_before: "2026-01-01T02:00:05+02:00", not_after: "2025-12-31t19:00:05.000000-05:00" })).toEqual([]);
+    expect(problems({ revoked_at: "2026-01-01T00:00:05.0000001Z" })).toEqual([]);
+    expect(problems({ revoked_at: "2026-01-01T00:00:05.0000000Z" })).toHaveLength(1);
+    expect(problems({ not_after: "2026-01-01T00:00:04.9999999Z" })).toHaveLength(1);
+  });
+
+  it("a keys file with a timestamp that is not RFC 3339 is refused, naming the field", () => {
+    expect(problems({ not_after: "2026-02-30T00:00:00Z" })).toEqual([
+      "the keys file is not a {keys: [{key_id, alg, public_key_pem, created_at, not_before, not_after, revoked_at}]} document",
+      "keys file field keys.0.not_after: not an RFC 3339 timestamp (like 2026-01-01T00:00:00Z)",
+    ]);
+    expect(problems({ revoked_at: "yesterday" })[1]).toBe("keys file field keys.0.revoked_at: not an RFC 3339 timestamp (like 2026-01-01T00:00:00Z)");
   });
 });

@@ -378,7 +378,7 @@ export interface paths {
         };
         /**
          * The public keys that sign receipts
-         * @description No authentication. Keys are never removed when a new one is introduced, so receipts signed before a rotation still verify.
+         * @description No authentication. Keys are never removed when a new one is introduced, so receipts signed before a rotation still verify. Each key signs validly from `not_before` (its creation) to `not_after` (null: no expiry), and never at or after `revoked_at` (null: not revoked); a verifier refuses a receipt whose `issued_at` falls outside.
          */
         get: operations["getReceiptKeys"];
         put?: never;
@@ -1045,8 +1045,20 @@ export interface components {
                 /** @constant */
                 alg: "Ed25519";
                 public_key_pem: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the key was first published.
+                 */
                 created_at: string;
+                /**
+                 * Format: date-time
+                 * @description The key's creation (created_at): a receipt issued before it does not verify.
+                 */
+                not_before: string;
+                /** @description A receipt issued after it does not verify; null: the key does not expire. The signer's RECEIPT_KEY_NOT_AFTER. */
+                not_after: string | null;
+                /** @description A receipt issued at or after it does not verify; null: not revoked. Set by a runner's RECEIPT_KEYS_REVOKED, never lifted. */
+                revoked_at: string | null;
             }[];
         };
         GoalInput: {
@@ -2043,8 +2055,20 @@ export interface components {
                 /** @constant */
                 alg: "Ed25519";
                 public_key_pem: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the key was first published.
+                 */
                 created_at: string;
+                /**
+                 * Format: date-time
+                 * @description The key's creation (created_at): a receipt issued before it does not verify.
+                 */
+                not_before: string;
+                /** @description A receipt issued after it does not verify; null: the key does not expire. The signer's RECEIPT_KEY_NOT_AFTER. */
+                not_after: string | null;
+                /** @description A receipt issued at or after it does not verify; null: not revoked. Set by a runner's RECEIPT_KEYS_REVOKED, never lifted. */
+                revoked_at: string | null;
             }[];
         };
         Goal: {
