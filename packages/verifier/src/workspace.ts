@@ -397,30 +397,33 @@ function changes(a: string[], b: string[], limit: number): Changes {
   const ids = new Map<string, number>();
   for (let j = head; j < m - tail; j++) if (!ids.has(b[j]!)) ids.set(b[j]!, ids.size);
   const inA = new Uint8Array(ids.size);
-  const xs: number[] = [];
-  const xAt: number[] = [];
+  // The kept lines' numbers (xs, ys) and where they are in a and b (xAt, yAt).
+  const xs = new Int32Array(n - head - tail);
+  const xAt = new Int32Array(xs.length);
+  let nx = 0;
   for (let i = head; i < n - tail; i++) {
     const id = ids.get(a[i]!);
     if (id === undefined) deleted[i] = 1;
     else {
       inA[id] = 1;
-      xs.push(id);
-      xAt.push(i);
+      xs[nx] = id;
+      xAt[nx++] = i;
     }
   }
-  const ys: number[] = [];
-  const yAt: number[] = [];
+  const ys = new Int32Array(m - head - tail);
+  const yAt = new Int32Array(ys.length);
+  let ny = 0;
   for (let j = head; j < m - tail; j++) {
     const id = ids.get(b[j]!)!;
     if (inA[id] === 0) inserted[j] = 1;
     else {
-      ys.push(id);
-      yAt.push(j);
+      ys[ny] = id;
+      yAt[ny++] = j;
     }
   }
-  const xDel = new Uint8Array(xs.length);
-  const yIns = new Uint8Array(ys.length);
-  const { work, complete } = middleSnakes(Int32Array.from(xs), Int32Array.from(ys), xDel, yIns, limit);
+  const xDel = new Uint8Array(nx);
+  const yIns = new Uint8Array(ny);
+  const { work, complete } = middleSnakes(xs.subarray(0, nx), ys.subarray(0, ny), xDel, yIns, limit);
   // Reading and numbering the lines counts too: a patch's limit then also bounds its linear work.
   const total = work + n + m;
   if (!complete) {
@@ -614,13 +617,16 @@ export function diffFile(path: string, before: string | null, after: string, wor
     out.push(`@@ -${aLen === 0 ? aStart : aStart + 1},${aLen} +${bLen === 0 ? bStart : bStart + 1},${bLen} @@\n`);
     ai = aStart;
     bi = bStart;
-    for (let k = start; k < end; k++) {
-      const op = ops[k];
-      if (op === 0) {
-        out.push(show(` ${a[ai++]}`));
-        bi++;
-      } else if (op === 1) out.push(show(`-${a[ai++]}`));
-      else out.push(show(`+${b[bi++]}`));
+    // A run of rows with the same operation at a time: one join per run, not a string per line, keeps a
+    // large patch from churning the heap.
+    for (let k = start; k < end; ) {
+      const op = ops[k]!;
+      let e = k + 1;
+      while (e < end && ops[e] === op) e++;
+      if (op === 2) out.push(run("+", b, bi, (bi += e - k)));
+      else out.push(run(op === 0 ? " " : "-", a, ai, (ai += e - k)));
+      if (op === 0) bi += e - k;
+      k = e;
     }
     r = end;
   }
@@ -633,7 +639,12 @@ export function unifiedDiff(path: string, before: string | null, after: string, 
 }
 
 const NO_EOL = "\u0000no-eol";
-const show = (line: string) => (line.endsWith(NO_EOL) ? `${line.slice(0, -NO_EOL.length)}\n\\ No newline at end of file\n` : `${line}\n`);
+
+/** Lines from..to of ls, each after `prefix`; only a text's last line can carry the NO_EOL mark. */
+function run(prefix: string, ls: string[], from: number, to: number): string {
+  const text = `${prefix}${ls.slice(from, to).join(`\n${prefix}`)}\n`;
+  return to === ls.length && ls[to - 1]!.endsWith(NO_EOL) ? `${text.slice(0, -NO_EOL.length - 1)}\n\\ No newline at end of file\n` : text;
+}
 
 export interface WorkspacePatch {
   /** A unified diff per changed file, in path order, then new empty files; "" when nothing changed. */
