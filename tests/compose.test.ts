@@ -3,7 +3,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import type { z } from "zod";
+import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
+import { webhookConfigSchema } from "@loopsmith/webhooks";
+import { apiConfigSchema } from "../apps/api/src/config";
+import { runnerConfigSchema } from "../apps/runner/src/config";
 import { repoRoot } from "../scripts/lib/proc";
 
 function composeCommand(): string[] {
@@ -65,13 +70,72 @@ describe("docker-compose.yml", () => {
 
   it("issue 13: a model server on the host is reachable, every model variable and RUNNER_CONCURRENCY are passed", () => {
     const { api, runner } = resolved();
+    for (const [name, s] of [["api", api!], ["runner", runner!]] as const) expect(hosts(s), name).toContain("host.docker.internal:host-gateway");
+    // The runner calls the models: all of their variables. The API only checks a goal's model (issue 25).
     const modelVars = [...Object.keys(modelConfigSchema.shape), ...Object.keys(pricingConfigSchema.shape), "MODEL_OUTPUT_TOKENS_ESTIMATE"];
-    for (const [name, s] of [["api", api!], ["runner", runner!]] as const) {
-      expect(hosts(s), name).toContain("host.docker.internal:host-gateway");
-      for (const v of [...modelVars, "METRICS_TOKEN", "ADMIN_API_KEY", "WEBHOOK_RETRY_SCHEDULE", "PUBLIC_BASE_URL"]) expect(Object.keys(s.environment ?? {}), `${name}: ${v}`).toContain(v);
-    }
+    const runnerOnly = ["DEFAULT_MODEL_PROVIDER", "MODEL_ALLOWLIST", "MODEL_PROVIDERS"];
+    for (const v of modelVars.filter((m) => !runnerOnly.includes(m))) expect(Object.keys(runner!.environment ?? {}), `runner: ${v}`).toContain(v);
+    for (const v of ["LOOPSMITH_SCRIPTED_MODEL", "DEFAULT_MODEL_PROVIDER", "OPENAI_COMPATIBLE_BASE_URL", "OPENAI_COMPATIBLE_MODEL", "ANTHROPIC_MODEL", "GOOGLE_MODEL", "MODEL_ALLOWLIST", "MODEL_PROVIDERS"])
+      expect(Object.keys(api!.environment ?? {}), `api: ${v}`).toContain(v);
     expect(runner!.environment?.RUNNER_CONCURRENCY).toBe("1");
     expect(runner!.environment?.RUNNER_METRICS_PORT).toBe("9464");
+  });
+
+  describe("issue 25: each service is given only what its own code reads", () => {
+    // What each service's process parses its environment with: the API and the runner their config;
+    // migrate runs migrate-cli.ts (DATABASE_URL) and secret-key-cli.ts (the webhook config).
+    const parsers: Record<string, z.ZodObject> = {
+      api: apiConfigSchema,
+      runner: runnerConfigSchema,
+      migrate: baseConfigSchema.pick({ DATABASE_URL: true }).extend(webhookConfigSchema.shape),
+    };
+    const MODEL_KEYS = ["OPENAI_COMPATIBLE_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY"];
+    // Variables a service's parser knows but compose deliberately does not give it, each with the reason.
+    const withheld: Record<string, Record<string, string>> = {
+      api: {
+        ...Object.fromEntries(MODEL_KEYS.map((k) => [k, "a secret only the runner, which calls the models, uses (MODEL_PROVIDERS stands in)"])),
+        ...Object.fromEntries(
+          ["OPENAI_COMPATIBLE_STRICT_JSON_SCHEMA", "ANTHROPIC_BASE_URL", "GOOGLE_BASE_URL", "MODEL_SCHEMA_RETRIES", "MODEL_HTTP_RETRIES", "MODEL_TIMEOUT_MS", "MODEL_MAX_OUTPUT_TOKENS"].map(
+            (k) => [k, "how a model is called: the runner's"],
+          ),
+        ),
+        ...Object.fromEntries(["WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "PUBLIC_BASE_URL"].map((k) => [k, "how a webhook is delivered: the runner's"])),
+        SANDBOX_IMAGE: "READY_SANDBOX_FROM=runners: the API never asks the engine",
+      },
+      runner: Object.fromEntries(["DEFAULT_MODEL_PROVIDER", "MODEL_ALLOWLIST", "MODEL_PROVIDERS"].map((k) => [k, "the API picks and checks a goal's model"])),
+      migrate: Object.fromEntries(
+        ["WEBHOOK_ALLOW_CIDRS", "WEBHOOK_MAX_ATTEMPTS", "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "PUBLIC_BASE_URL"].map((k) => [k, "it only makes sure the webhook key exists"]),
+      ),
+    };
+    const envOf = (name: string) => resolved()[name]!.environment ?? {};
+
+    it("the API holds no receipt signing key and no model key, the runner no admin key, migrate none of them", () => {
+      const receiptKeys = ["RECEIPT_SIGNING_KEY", "RECEIPT_KEY_ID", "RECEIPT_KEY_NOT_AFTER", "RECEIPT_KEYS_REVOKED"];
+      for (const v of [...receiptKeys, ...MODEL_KEYS]) expect(Object.keys(envOf("api")), `api: ${v}`).not.toContain(v);
+      expect(Object.keys(envOf("runner"))).not.toContain("ADMIN_API_KEY");
+      for (const v of [...receiptKeys, ...MODEL_KEYS, "ADMIN_API_KEY"]) expect(Object.keys(envOf("migrate")), `migrate: ${v}`).not.toContain(v);
+      // Not vacuous: each secret does reach the one service that uses it.
+      for (const v of [...receiptKeys, ...MODEL_KEYS]) expect(Object.keys(envOf("runner")), `runner: ${v}`).toContain(v);
+      expect(Object.keys(envOf("api"))).toContain("ADMIN_API_KEY");
+    });
+
+    it.each(Object.keys(parsers))("%s: parses its environment, reads every variable it is given, and is given every one it reads", (name) => {
+      const parser = parsers[name]!;
+      const env = envOf(name);
+      const known = Object.keys(parser.shape);
+      // Nothing it does not read (with the file's defaults, every required variable is there and valid).
+      expect(Object.keys(env).filter((v) => !known.includes(v))).toEqual([]);
+      expect(() => parseConfig(parser, Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v ?? undefined])))).not.toThrow();
+      // Everything it reads that compose sets for any service, unless withheld above on purpose.
+      const configured = new Set(Object.values(resolved()).flatMap((s) => Object.keys(s.environment ?? {})));
+      const missing = known.filter((v) => configured.has(v) && !(v in env) && !(v in withheld[name]!));
+      expect(missing).toEqual([]);
+      // A withheld variable is really withheld (and really one the parser reads): the list stays honest.
+      for (const v of Object.keys(withheld[name]!)) {
+        expect(known, `${name}: ${v}`).toContain(v);
+        expect(Object.keys(env), `${name}: ${v}`).not.toContain(v);
+      }
+    });
   });
 
   it("issue 13: long-running services restart, and the API and the runner have healthchecks", () => {

@@ -6,6 +6,9 @@ import { BUILTIN_MODELS } from "./pricing";
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
 export const DEFAULT_GOOGLE_MODEL = "gemini-2.5-flash";
 
+/** The providers nothing but a secret key enables. */
+const KEY_ENABLED = ["anthropic", "google"] as const;
+
 const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -30,6 +33,23 @@ export const modelConfigSchema = z.object({
   GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
   GOOGLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   GOOGLE_MODEL: z.string().min(1).default(DEFAULT_GOOGLE_MODEL),
+  // issue 25: for a process that checks goals but never calls a model, the API in docker-compose, which
+  // is not given the providers' keys: the key-enabled providers the runners hold keys for, comma-separated.
+  // Listed, a provider counts as enabled here; the runners still need its key to run a goal.
+  MODEL_PROVIDERS: z
+    .string()
+    .default("")
+    .transform((raw, ctx) => {
+      const listed = raw
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
+      for (const p of listed.filter((p) => !(KEY_ENABLED as readonly string[]).includes(p))) {
+        const hint = p === "openai-compatible" ? " (OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL enable it, and hold no secret)" : "";
+        ctx.addIssue({ code: "custom", message: `"${p.slice(0, 40)}" is not one of ${KEY_ENABLED.join(", ")}${hint}` });
+      }
+      return listed as (typeof KEY_ENABLED)[number][];
+    }),
   /** Extra tries, with the validation error fed back, when a reply does not match the schema. */
   MODEL_SCHEMA_RETRIES: count(2),
   /** The AI SDK's own retries of retryable HTTP failures (429, 5xx, network), with backoff. */
@@ -62,8 +82,8 @@ export type ModelConfig = z.output<typeof modelConfigSchema>;
 const ENABLED_BY: Record<ModelProvider, string> = {
   scripted: "LOOPSMITH_SCRIPTED_MODEL=true",
   "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL (plus OPENAI_COMPATIBLE_API_KEY if the server needs one)",
-  anthropic: "ANTHROPIC_API_KEY",
-  google: "GOOGLE_GENERATIVE_AI_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY (or, on an API not given the key, MODEL_PROVIDERS=anthropic)",
+  google: "GOOGLE_GENERATIVE_AI_API_KEY (or, on an API not given the key, MODEL_PROVIDERS=google)",
 };
 
 export function isProviderEnabled(provider: ModelProvider, config: ModelConfig): boolean {
@@ -73,9 +93,9 @@ export function isProviderEnabled(provider: ModelProvider, config: ModelConfig):
     case "openai-compatible":
       return config.OPENAI_COMPATIBLE_BASE_URL !== undefined && config.OPENAI_COMPATIBLE_MODEL !== undefined;
     case "anthropic":
-      return config.ANTHROPIC_API_KEY !== undefined;
+      return config.ANTHROPIC_API_KEY !== undefined || config.MODEL_PROVIDERS.includes("anthropic");
     case "google":
-      return config.GOOGLE_GENERATIVE_AI_API_KEY !== undefined;
+      return config.GOOGLE_GENERATIVE_AI_API_KEY !== undefined || config.MODEL_PROVIDERS.includes("google");
   }
 }
 

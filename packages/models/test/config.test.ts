@@ -64,6 +64,30 @@ describe("model config", () => {
   });
 });
 
+describe("MODEL_PROVIDERS (issue 25: the API in docker-compose is not given the providers' keys)", () => {
+  it("enables a key-enabled provider for checking goals without its key", () => {
+    const api = load({ MODEL_PROVIDERS: "anthropic, google", MODEL_ALLOWLIST: '{"google": ["gemini-2.5-pro"]}' });
+    expect(api.MODEL_PROVIDERS).toEqual(["anthropic", "google"]);
+    expect(enabledProviders(api)).toEqual(["anthropic", "google"]);
+    expect(resolveModelSpec(undefined, api)).toEqual({ provider: "anthropic" });
+    expect(resolveModelSpec({ provider: "google", model: "gemini-2.5-pro" }, api)).toEqual({ provider: "google", model: "gemini-2.5-pro" });
+    expect(() => resolveModelSpec({ provider: "google", model: "gemini-0" }, api)).toThrow(/not allowed/);
+    expect(enabledProviders(load({}))).toEqual([]);
+  });
+
+  it("does not stand in for the key where a model is called, and lists only key-enabled providers", () => {
+    expect(disabledError(() => createModel({ provider: "anthropic" }, load({ MODEL_PROVIDERS: "anthropic" }))).message).toMatch(/ANTHROPIC_API_KEY/);
+    expect(() => load({ MODEL_PROVIDERS: "anthropic,openai-compatible,scripted" })).toThrow(
+      new ConfigError([
+        'MODEL_PROVIDERS: "openai-compatible" is not one of anthropic, google (OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_MODEL enable it, and hold no secret)',
+        'MODEL_PROVIDERS: "scripted" is not one of anthropic, google',
+      ]),
+    );
+    // The refusal names both ways to enable the provider.
+    expect(disabledError(() => resolveModelSpec({ provider: "google" }, load({}))).message).toMatch(/GOOGLE_GENERATIVE_AI_API_KEY \(or, on an API not given the key, MODEL_PROVIDERS=google\)/);
+  });
+});
+
 describe("resolveModelSpec", () => {
   it("keeps an enabled spec and fills in the default provider", () => {
     const cfg = load({ ANTHROPIC_API_KEY: "a", GOOGLE_GENERATIVE_AI_API_KEY: "g" });
