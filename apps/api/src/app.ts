@@ -1,4 +1,5 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Server } from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import {
@@ -12,7 +13,9 @@ import type { Exposition } from "@loopsmith/metrics";
 import type { Queue } from "bullmq";
 import { registerAuth, registerWithAccess } from "./auth";
 import { registerBodyGuard } from "./body-guard";
+import { clientErrorHandler } from "./client-errors";
 import { registerJsonBody } from "./json-body";
+import { DEFAULT_MAX_IN_FLIGHT, registerLoadShedding } from "./load-shed";
 import { openApiTransform, openApiTransformObject } from "./openapi-docs";
 import { registerAuthFailureLimit, registerRateLimit } from "./rate-limit";
 import { actionRoutes } from "./routes/actions";
@@ -29,6 +32,7 @@ import { queueDashboardRoutes } from "./routes/queues";
 import { receiptRoutes } from "./routes/receipts";
 import { replayRoutes } from "./routes/replay";
 import type { Services } from "./services";
+import { unavailable } from "./unavailable";
 
 export interface ApiDeps {
   readiness: Readiness;
@@ -45,6 +49,10 @@ export interface ApiDeps {
   bodyTimeoutMs?: number;
   /** Bodies of 1 MiB or more read and parsed at once; the others wait for a slot (default 2). */
   largeBodyConcurrency?: number;
+  /** Requests worked on at once; one more is a 503 LS_ERR_BUSY (default 64; 0: no bound). See load-shed.ts. */
+  maxInFlight?: number;
+  /** How long a request's headers may take to arrive (default 30 s); then a 408 LS_ERR_HEADERS_TIMEOUT. */
+  headersTimeoutMs?: number;
   /**
    * Request durations go to `metrics`; with an exposition, GET /metrics serves it to holders of `token`
    * (without a token it answers 403). Unset: no /metrics route.
@@ -57,6 +65,7 @@ export interface ApiDeps {
 export const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const DEFAULT_LARGE_BODY_CONCURRENCY = 2;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 
 export const API_VERSION = "0.1.0";
 
@@ -64,7 +73,8 @@ const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
 /** Build the Fastify instance without listening: tests use app.inject(), server.ts calls listen(). */
 export async function build(deps: ApiDeps) {
-  const options: FastifyServerOptions = {
+  const headersTimeoutMs = deps.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const options: FastifyHttpOptions<Server> = {
     bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // A hop count as the function Fastify makes of one (its types take no number): trust the n nearest hops.
     trustProxy: typeof deps.trustProxy === "number" ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
@@ -74,6 +84,13 @@ export async function build(deps: ApiDeps) {
     frameworkErrors: (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
       const path = "params";
       reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION", `The request URL is invalid: ${err.message}`, [{ path, message: err.message }]).toBody());
+    },
+    // And those Node's HTTP parser raises before Fastify sees a request (431, 408, 400): see client-errors.ts.
+    clientErrorHandler,
+    http: {
+      headersTimeout: headersTimeoutMs,
+      // Node looks for expired headers only this often (30 s by default, which would double the timeout).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
     },
   };
   const base: FastifyInstance = deps.logger
@@ -116,13 +133,23 @@ export async function build(deps: ApiDeps) {
       }));
       return reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION", "The request is invalid.", details).toBody());
     }
-    if (err instanceof LoopSmithError) return reply.status(err.status).send(err.toBody());
+    if (err instanceof LoopSmithError) {
+      // Every 503 says when to come back; a more precise delay set earlier (a busy slot: 1 s) stands.
+      if (err.status === 503 && !reply.hasHeader("retry-after")) reply.header("retry-after", "5");
+      return reply.status(err.status).send(err.toBody());
+    }
     // Fastify's own client errors (malformed JSON, oversize or non-JSON bodies) keep their 4xx status.
     const status = (err as { statusCode?: number }).statusCode;
     if (status === 413) return reply.status(413).send(new LoopSmithError("LS_ERR_PAYLOAD_TOO_LARGE", `The request body exceeds ${deps.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes.`).toBody());
     if (status === 415) return reply.status(415).send(new LoopSmithError("LS_ERR_UNSUPPORTED_MEDIA_TYPE").toBody());
     if (status !== undefined && status >= 400 && status < 500)
       return reply.status(400).send(new LoopSmithError("LS_ERR_VALIDATION", (err as Error).message, [{ path: "body", message: (err as Error).message }]).toBody());
+    // The database or another dependency down or saturated: a 503 to retry, not a 500 (issue 25).
+    const outage = unavailable(err);
+    if (outage) {
+      req.log.warn({ err, code: outage.error.code }, "dependency unavailable");
+      return reply.status(503).header("retry-after", String(outage.retryAfterSeconds)).send(outage.error.toBody());
+    }
     req.log.error({ err }, "unhandled error");
     return reply.status(500).send(new LoopSmithError("LS_ERR_INTERNAL").toBody());
   });
@@ -142,12 +169,15 @@ export async function build(deps: ApiDeps) {
     if (!deps.services) throw new LoopSmithError("LS_ERR_NOT_READY", "Goal storage is not configured in this instance.");
     return deps.services;
   };
-  // onRequest hooks run in this order: refuse an address that keeps failing to authenticate, authenticate,
-  // count the request against its tenant's limit, and only then admit its body.
+  // onRequest hooks run in this order: take an in-flight place (or 503 at once), refuse an address that keeps
+  // failing to authenticate, authenticate, count the request against its tenant's limit, give the place
+  // back while the body arrives, and only then admit its body.
   const rateLimit = () => deps.services?.rateLimit && { ...deps.services.rateLimit, prefix: deps.services.queuePrefix };
+  const shedding = registerLoadShedding(app, deps.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
   registerAuthFailureLimit(app, rateLimit);
   registerAuth(app, () => ({ prisma: services().prisma, adminApiKey: services().adminApiKey }));
   registerRateLimit(app, rateLimit);
+  app.addHook("onRequest", shedding.pause);
   registerBodyGuard(app, {
     timeoutMs: deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
     largeConcurrency: deps.largeBodyConcurrency ?? DEFAULT_LARGE_BODY_CONCURRENCY,

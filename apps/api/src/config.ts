@@ -64,6 +64,16 @@ export const apiConfigSchema = baseConfigSchema
     BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
     // Request bodies of 1 MiB or more read and parsed at once per API process; the rest wait (503 after BODY_TIMEOUT_MS).
     LARGE_BODY_CONCURRENCY: z.coerce.number().int().positive().default(2),
+    // Requests one API process works on at once (auth, database, handler); one more is answered 503
+    // LS_ERR_BUSY with Retry-After at once instead of queueing for the database pool. 0 disables.
+    API_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
+    // How long a request's headers may take to arrive (408 LS_ERR_HEADERS_TIMEOUT after it).
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    // The API process's pooled database connections.
+    DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+    // How long a query waits for one of them before its request is answered 503 LS_ERR_BUSY; also bounds
+    // opening a connection (then 503 LS_ERR_NOT_READY).
+    DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
     HOST: z.string().min(1).default("127.0.0.1"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),

@@ -87,9 +87,23 @@ export const openApiTransform: Transform = (input) => {
   return out;
 };
 
-/** The document-wide parts: servers and the webhook events (OpenAPI 3.1 `webhooks`). */
+/**
+ * Answers the HTTP server gives before any route is matched (client-errors.ts), so no route can list them:
+ * the document's description does. Each closes the connection.
+ */
+export const BEFORE_ROUTING: Record<string, string> = {
+  LS_ERR_MALFORMED_REQUEST: "400: the request is not valid HTTP/1.1 (a malformed request line or header, a NUL in a header, both Content-Length and Transfer-Encoding)",
+  LS_ERR_HEADERS_TIMEOUT: "408: the headers did not arrive within HEADERS_TIMEOUT_MS",
+  LS_ERR_HEADERS_TOO_LARGE: "431: the headers are larger than 16 KiB",
+};
+
+/** The document-wide parts: servers, the webhook events (OpenAPI 3.1 `webhooks`), and the answers given before routing. */
 export const openApiTransformObject: TransformObject = (input) => {
-  const doc = jsonSchemaTransformObject(input) as Json & { components?: { schemas?: Json } };
+  const doc = jsonSchemaTransformObject(input) as Json & { components?: { schemas?: Json }; info: { title: string; version: string; description?: string } };
+  const beforeRouting = Object.entries(BEFORE_ROUTING)
+    .map(([code, what]) => `${what} (${code})`)
+    .join("; ");
+  const info = { ...doc.info, description: `${doc.info.description ?? ""} Any request may be refused before routing, with the Error body and Connection: close: ${beforeRouting}.`.trim() };
   const schemas = (doc.components?.schemas ?? {}) as Json;
   schemas.WebhookEvent = {
     type: "object",
@@ -153,6 +167,7 @@ export const openApiTransformObject: TransformObject = (input) => {
   );
   return {
     ...doc,
+    info,
     servers: [{ url: "/", description: "The server this document was fetched from (set your client's base URL, e.g. http://127.0.0.1:3000)." }],
     webhooks,
   } as ReturnType<TransformObject>;

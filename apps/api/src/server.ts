@@ -12,7 +12,7 @@ import { realReadiness, runnerReadiness } from "./readiness";
 
 const config = configOrExit("loopsmith-api", () => loadApiConfig(process.env));
 const log = createLogger({ name: "loopsmith-api", level: config.LOG_LEVEL });
-const prisma = createPrisma(config.DATABASE_URL);
+const prisma = createPrisma(config.DATABASE_URL, { maxConnections: config.DATABASE_POOL_SIZE, connectionTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS });
 // Readiness must answer quickly when Redis is down, not queue commands until it returns.
 const redis = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
 redis.on("error", (err) => log.debug({ err }, "redis connection error"));
@@ -43,6 +43,8 @@ const app = await build({
   trustProxy: config.TRUST_PROXY,
   bodyTimeoutMs: config.BODY_TIMEOUT_MS,
   largeBodyConcurrency: config.LARGE_BODY_CONCURRENCY,
+  maxInFlight: config.API_MAX_IN_FLIGHT,
+  headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
   services: {
     prisma,
     queuePrefix: config.QUEUE_PREFIX,

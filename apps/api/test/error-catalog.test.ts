@@ -5,6 +5,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { generateOpenApi } from "../src/openapi";
+import { BEFORE_ROUTING } from "../src/openapi-docs";
 
 type Response = { content?: Record<string, { schema?: { $ref?: string } }> };
 type Doc = {
@@ -20,6 +21,8 @@ const OWN_ERROR_BODIES = new Set(["GET /readyz 503"]);
  * dead letters) and never become an HTTP answer. Checked below: apps/api/src does not use them.
  */
 const NOT_HTTP_ANSWERS: ErrorCode[] = ["LS_ERR_MODEL_OUTPUT"];
+/** issue 25: answered by the HTTP server before any route is matched; the document's description lists them. */
+const BEFORE_ROUTING_CODES = Object.keys(BEFORE_ROUTING) as ErrorCode[];
 
 async function doc(): Promise<Doc> {
   return JSON.parse(await generateOpenApi()) as Doc;
@@ -58,9 +61,19 @@ describe("the error catalog in the OpenAPI document", () => {
 
   it("documents every status a catalog code maps to on at least one route", async () => {
     const documented = new Set(operations(await doc()).flatMap(({ op }) => Object.keys(op.responses).map(Number)));
-    const answerable = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => !NOT_HTTP_ANSWERS.includes(c));
+    const answerable = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => !NOT_HTTP_ANSWERS.includes(c) && !BEFORE_ROUTING_CODES.includes(c));
     const missing = answerable.filter((c) => !documented.has(ERROR_CATALOG[c].status)).map((c) => `${c} (${ERROR_CATALOG[c].status})`);
     expect(missing).toEqual([]);
+  });
+
+  it("lists the answers given before routing, with their statuses, in the document's description (issue 25)", async () => {
+    const description = ((await doc()) as unknown as { info: { description: string } }).info.description;
+    expect(BEFORE_ROUTING_CODES.length).toBeGreaterThan(0);
+    for (const code of BEFORE_ROUTING_CODES) {
+      expect(code in ERROR_CATALOG).toBe(true);
+      expect(description).toContain(`${ERROR_CATALOG[code].status}: `);
+      expect(description).toContain(`(${code})`);
+    }
   });
 
   it("documents no error status that no catalog code has", async () => {

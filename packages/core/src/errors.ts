@@ -32,13 +32,17 @@ export const ERROR_CATALOG = {
   LS_ERR_GOAL_LIMIT: { status: 429, retryable: true, message: "This tenant has too many goals that have not ended; submit again when some have." },
   LS_ERR_STREAM_LIMIT: { status: 429, retryable: true, message: "Too many event streams are open; close one or retry later." },
   LS_ERR_BODY_TIMEOUT: { status: 408, retryable: true, message: "The request body did not arrive in time." },
-  LS_ERR_BUSY: { status: 503, retryable: true, message: "The server is busy reading other large requests; retry shortly." },
+  LS_ERR_BUSY: { status: 503, retryable: true, message: "The server is busy; retry after the Retry-After delay." },
   LS_ERR_MODEL_NOT_ALLOWED: { status: 400, retryable: false, message: "That model name is not on this server's allow-list." },
   LS_ERR_KEY_EXPIRED: { status: 401, retryable: false, message: "This API key has expired; ask the operator for a new one." },
   LS_ERR_KEY_INACTIVE: { status: 409, retryable: false, message: "This API key is revoked or expired; issue a new one instead." },
   LS_ERR_DATABASE: { status: 503, retryable: true, message: "The database could not complete the request." },
   LS_ERR_ARTIFACT_NOT_FOUND: { status: 404, retryable: false, message: "The goal has no such artifact, program or checker file." },
   LS_ERR_WORKSPACE_ARCHIVE: { status: 400, retryable: false, message: "The workspace archive cannot be unpacked safely." },
+  // Answered by the HTTP server itself, before any route runs (issue 25): the connection closes after them.
+  LS_ERR_HEADERS_TOO_LARGE: { status: 431, retryable: false, message: "The request's headers are too large." },
+  LS_ERR_HEADERS_TIMEOUT: { status: 408, retryable: true, message: "The request's headers did not arrive in time." },
+  LS_ERR_MALFORMED_REQUEST: { status: 400, retryable: false, message: "The request is not valid HTTP/1.1." },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -4,6 +4,12 @@ import { PrismaClient } from "./generated/client";
 export interface CreatePrismaOptions {
   /** Upper bound on pooled connections (pg's default is 10). */
   maxConnections?: number;
+  /**
+   * How long a query may wait for a pooled connection, and a new connection may take to open, before it
+   * fails (pg's connectionTimeoutMillis; unset waits forever). The API sets it so that a saturated pool
+   * answers 503 instead of queueing requests without bound.
+   */
+  connectionTimeoutMs?: number;
 }
 
 /**
@@ -11,7 +17,7 @@ export interface CreatePrismaOptions {
  * The caller owns the client and must `$disconnect()` it.
  */
 export function createPrisma(databaseUrl: string, options: CreatePrismaOptions = {}): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.maxConnections });
+  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.maxConnections, connectionTimeoutMillis: options.connectionTimeoutMs });
   return new PrismaClient({ adapter });
 }
 
