@@ -1,6 +1,10 @@
 // issue 14: goals over a code workspace, in TypeScript, JavaScript and Python, through the public API with
 // the scripted model. The sandbox really runs every program and every command check (tsc, node --test,
 // pytest) in the language's image; the patch and the changed files are stored as the goal's artifacts.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import * as tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packWorkspace } from "@loopsmith/verifier";
@@ -134,6 +138,52 @@ describe("a JavaScript program goal and a Python workspace goal", () => {
     expect(goal.state, JSON.stringify(goal.checks.map((c) => c.latest?.message))).toBe("verified");
     expect(goal.language).toBe("python");
     expect(goal.deliverable.name).toBe("workspace.patch");
+  }, 180_000);
+});
+
+describe("issue 25: a large rewrite in a workspace goal", () => {
+  it("is diffed within the work limit (the tape names the file written as one replacement), and the stored patch recreates every file byte-exact with GNU patch, a new empty one included", async () => {
+    // Lines drawn at random from eight values on both sides: Myers' worst case (before issue 25 the diff
+    // of such a file kept a copy of its V map per edit distance on the runner's thread).
+    let seed = 25;
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+    const few = ["", "}", "  }", "    return x;", "    x += 1;", "  if (x) {", "    y();", "else"];
+    const draw = () => `${Array.from({ length: 4000 }, () => few[Math.floor(rnd() * few.length)]!).join("\n")}\n`;
+    const [before, after] = [draw(), draw()];
+    const original = [file("calc.py", "def add(a, b):\n    return a - b\n"), file("data.txt", before), file("tests/test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")];
+    const goal = await loop.run({
+      objective: "Fix add.",
+      workspace: { archive_base64: await archive(original), locked: ["tests/"] },
+      checks: [{ id: "command", params: { run: "pytest", args: ["tests"] } }],
+      max_attempts: 1,
+      model: {
+        provider: "scripted",
+        script: {
+          plan,
+          generate: { filename: "calc.py", language: "python", source: "def add(a, b):\n    return a + b\n", notes: "", files: [{ path: "data.txt", content: after }, { path: "pkg/__init__.py", content: "" }] },
+          inspect: [inspectYes],
+        },
+      },
+    });
+    expect(goal.state, JSON.stringify(goal.checks.map((c) => c.latest?.message))).toBe("verified");
+    const executed = goal.transitions.find((t) => t.from === "execute")!.detail.workspace as { changed: string[]; patch_not_minimal?: string[] };
+    expect(executed.changed).toEqual(["calc.py", "data.txt", "pkg/__init__.py"]);
+    expect(executed.patch_not_minimal).toEqual(["data.txt"]);
+    const [patch] = await loop.prisma.artifact.findMany({ where: { goalId: goal.id, name: "workspace.patch" } });
+    const dir = mkdtempSync(join(tmpdir(), "ws-e2e-patch-"));
+    try {
+      for (const f of original) {
+        mkdirSync(dirname(join(dir, f.path)), { recursive: true });
+        writeFileSync(join(dir, f.path), f.content);
+      }
+      writeFileSync(join(dir, "p.diff"), Buffer.from(patch!.content));
+      execFileSync("patch", ["-p1", "--batch", "--silent", "-i", "p.diff"], { cwd: dir });
+      expect(readFileSync(join(dir, "data.txt"), "utf8") === after).toBe(true);
+      expect(readFileSync(join(dir, "calc.py"), "utf8")).toBe("def add(a, b):\n    return a + b\n");
+      expect(readFileSync(join(dir, "pkg/__init__.py"), "utf8")).toBe("");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 180_000);
 });
 
