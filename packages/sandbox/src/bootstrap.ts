@@ -31,15 +31,23 @@
 // the pre-import), started with the fixed base environment before any request exists, and its parent
 // drops /work and /tmp from its module path, so nothing the program writes can be imported by it.
 export const BOOTSTRAP_PY = String.raw`
-import ctypes, json, os, select, signal, stat, sys, tarfile
+import base64, ctypes, fcntl, json, os, select, signal, socket, stat, sys, tarfile, threading
 
 WORK = "/work"
 OUT = "/work/out"
+# The program's uid, and the judge's (a check's own process that must stay out of the program's reach).
+PROGRAM_UID = 10001
+JUDGE_UID = 10002
+# Capabilities a process of this container may ever hold; the bootstrap drops them all for its children.
+CAP_LAST = 63
 KINDS = {stat.S_IFLNK: "symlink", stat.S_IFIFO: "fifo", stat.S_IFSOCK: "socket",
          stat.S_IFCHR: "character device", stat.S_IFBLK: "block device"}
 
 
 def receive(stdin):
+    # Extracted as root (nothing of the program runs yet, and /work holds nothing else): owners are set
+    # afterwards, by place_owners.
+    names = []
     with tarfile.open(fileobj=stdin, mode="r|") as tf:
         for m in tf:
             dest = os.path.normpath(os.path.join(WORK, m.name))
@@ -53,6 +61,70 @@ def receive(stdin):
                     if not b:
                         break
                     f.write(b)
+            names.append(os.path.relpath(dest, WORK))
+    return names
+
+
+def ancestors(rel):
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(len(parts), 0, -1)] + [""]
+
+
+def own(rel, uid, mode):
+    # Root's first, so that root (without CAP_FOWNER) may set the mode; then the owner's. /work holds
+    # only what receive() extracted: no links to follow.
+    path = os.path.join(WORK, rel) if rel else WORK
+    os.chown(path, 0, 0, follow_symlinks=False)
+    os.chmod(path, mode)
+    if uid != 0:
+        os.chown(path, uid, uid, follow_symlinks=False)
+
+
+def place_owners(names, req):
+    # Who may touch what, for the whole run. The program's files and directories are the program's
+    # (uid PROGRAM_UID). A protected file (a client's locked test, the runner's configuration, a harness)
+    # stays root's and read-only; every directory above it is root's with the sticky bit, so the program
+    # may add files beside it but can neither replace, rename nor remove it. The judge's directory (a
+    # check's tests and harness, the judge's report) belongs to the judge's uid alone: the program can
+    # neither read nor change anything in it. An isolated run also gets a HOME, a bytecode cache prefix
+    # and, beside protected files, node_modules placeholders that the program cannot fill: the places a
+    # runner would read code from before the judge's own files.
+    protect = set(req.get("protect") or [])
+    judge = req.get("judgeDir")
+    dirs = set()
+    for rel in names:
+        dirs.update(a for a in ancestors(rel) if a)
+    dirs.update(["inputs", "out"])
+    for d in sorted(dirs):
+        own(d, PROGRAM_UID, 0o755)
+    for rel in names:
+        own(rel, PROGRAM_UID, 0o644)
+    own("", PROGRAM_UID, 0o755)
+    sticky = set()
+    for rel in names:
+        if rel in protect:
+            own(rel, 0, 0o444)
+            sticky.update(ancestors(rel))
+    if judge:
+        sticky.add("")
+        for rel in [d for d in dirs if d == judge or d.startswith(judge + "/")]:
+            own(rel, JUDGE_UID, 0o700)
+        for rel in [n for n in names if n.startswith(judge + "/")]:
+            own(rel, JUDGE_UID, 0o600)
+    for d in sorted(sticky, key=len, reverse=True):
+        own(d, 0, 0o1777)
+        if req.get("isolate") and not os.path.lexists(os.path.join(WORK, d, "node_modules")) and (d == "" or not d.startswith(".")):
+            os.mkdir(os.path.join(WORK, d, "node_modules"), 0o755)
+    if req.get("isolate"):
+        home = "/tmp/home"
+        os.mkdir(home, 0o755)
+        os.chmod(home, 0o1777)
+        for name in (".node_modules", ".node_libraries", ".local"):
+            os.mkdir(os.path.join(home, name), 0o755)
+        with open(os.path.join(home, ".npmrc"), "x"):
+            pass
+        os.chmod(os.path.join(home, ".npmrc"), 0o444)
+        os.mkdir("/tmp/.loopsmith-pycache", 0o755)
 
 
 # Every path component under /work is opened relative to its parent's descriptor and never followed as
@@ -303,26 +375,66 @@ def shadows(script_dir):
     return False
 
 
-def child(r, done, orig_path):
+def drop_privileges(uid):
+    # Root's capabilities end here: out of the bounding set first (so nothing the process execs can
+    # regain one), then the groups and the uids. A setuid to a non-root uid clears the effective and
+    # permitted sets, and leaves the process non-dumpable: no other uid can read or trace it.
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(CAP_LAST + 1):
+        if libc.prctl(24, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:  # PR_CAPBSET_DROP; EINVAL: no such cap
+            raise SystemExit("sandbox bootstrap: cannot drop capability %d" % cap)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
+        raise SystemExit("sandbox bootstrap: the uid did not change")
+
+
+def place_fds(fds):
+    # fds[i] becomes descriptor 3 + i (inheritable, the originals closed): first all out of the way, above
+    # anything else held, so that no dup2 lands on a descriptor still to be moved.
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200) for fd in fds]
+    for fd in fds:
+        os.close(fd)
+    for i, fd in enumerate(high):
+        os.dup2(fd, 3 + i, inheritable=True)
+        os.close(fd)
+
+
+def receive_go(sock):
+    # The go message, and with its first bytes the descriptors the request asked for (the bridge to a
+    # judge, or a channel back to the bootstrap): they travel over the socket, since this process was
+    # forked before anyone knew the request.
+    data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
+    chunks = [data]
+    while data:
+        data = sock.recv(1 << 16)
+        chunks.append(data)
+    sock.close()
+    return b"".join(chunks), fds
+
+
+def child(sock, done, orig_path):
     # The program's process, forked before the request (and its marker) reached the parent: nothing of
     # the marker was ever in this process's memory. Its stdin becomes /dev/null before it reads a byte,
     # so the request on the container's stdin is the parent's alone.
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    drop_privileges(PROGRAM_UID)
     # The program may read its own /proc entries, as after an execve (which resets the flag too).
     ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)
-    chunks = []
-    while True:
-        b = os.read(r, 1 << 16)
-        if not b:
-            break
-        chunks.append(b)
-    os.close(r)
-    if not chunks:
+    raw, fds = receive_go(sock)
+    if not raw:
         os._exit(0)  # the parent is gone before the request: the container is ending anyway
-    go = json.loads(b"".join(chunks))
+    go = json.loads(raw)
     argv, env = go["argv"], go["env"]
+    # Descriptors the request handed over, at 3, 4, ... in the order given: first out of the way (above
+    # anything the bootstrap holds), then into place; the done pipe moves up too, so that nothing lands on it.
+    moved = fcntl.fcntl(done, fcntl.F_DUPFD_CLOEXEC, 200)
+    os.close(done)
+    done = moved
+    place_fds(fds)
     os.chdir(WORK)
     if go["inProcess"]:
         path = os.path.join(WORK, argv[1])
@@ -359,9 +471,89 @@ def wait_early(pid, done_r):
         os.close(pidfd)
 
 
+def start_judge(judge, env, to_program, from_program):
+    # The judge: a check's own process (its tests, its harness), under its own uid, in its own
+    # directory, talking to the program only through the two pipes it gets at 3 (to the program) and 4
+    # (from it). Forked after the request arrived, so it exec's at once: nothing of this process stays.
+    pid = os.fork()
+    if pid != 0:
+        return pid
+    try:
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        drop_privileges(JUDGE_UID)
+        place_fds([to_program, from_program])
+        os.chdir(os.path.join(WORK, judge["cwd"]))
+        for s in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(s, signal.SIG_DFL)
+        full = dict(env)
+        full.update(judge["env"])
+        os.execvpe(judge["argv"][0], judge["argv"], full)
+    except BaseException as e:
+        try:
+            os.write(2, ("sandbox: cannot start the judge: %s\n" % e).encode())
+        except OSError:
+            pass
+    os._exit(127)
+
+
+def drain(fd, limit, into):
+    # Reads a pipe to its end, keeping the first "limit" bytes (a thread: the writer must never block on us).
+    size = 0
+    while True:
+        try:
+            b = os.read(fd, 1 << 16)
+        except OSError:
+            break
+        if not b:
+            break
+        if size < limit:
+            into.append(b[: limit - size])
+        size += len(b)
+    os.close(fd)
+    if size > limit:
+        into.append(None)
+
+
+def collect_judge(judge, lim, errors):
+    # The judge's report files, from its own directory (the program can neither write nor read there).
+    files, total = [], 0
+    try:
+        base = os.open(os.path.join(WORK, judge["cwd"], "out"), O_DIR)
+    except OSError as e:
+        errors.append("judge output: cannot open (%s)" % e.strerror)
+        return files
+    try:
+        for name in sorted(os.listdir(base)):
+            try:
+                fd = os.open(name, O_FILE, dir_fd=base)
+            except OSError as e:
+                errors.append("judge output %s: cannot read (%s)" % (name, e.strerror))
+                continue
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    continue
+                data = f.read(lim + 1)
+            if total + len(data) > lim:
+                errors.append("judge output %s: over %d bytes" % (name, lim))
+                continue
+            total += len(data)
+            files.append({"name": name, "content": base64.b64encode(data).decode()})
+    finally:
+        os.close(base)
+    return files
+
+
 def main():
     if ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE; reset for the program by execve
         raise SystemExit("sandbox bootstrap: prctl(PR_SET_DUMPABLE) failed")
+    # Root, without the capabilities a root process usually has: only those to hand files to their
+    # owners, become the program's (or the judge's) uid, read what the program wrote, and stop
+    # everything it left running. Neither the program nor the judge can read, trace or signal this
+    # process, nor PID 1.
+    if os.getuid() != 0:
+        raise SystemExit("sandbox bootstrap: must start as root (it drops to uid %d for the program)" % PROGRAM_UID)
     # The parent must never import from where the program writes: -c put the cwd (/work) first on the path.
     orig_path = list(sys.path)
     sys.path[:] = [p for p in sys.path if p and not p.startswith((WORK, "/tmp"))]
@@ -373,63 +565,100 @@ def main():
     out = sys.stdout.buffer
     out.write(READY)
     out.flush()
-    r, w = os.pipe()
+    parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     # The in-process program's status, written just before it exits (closed by an exec: then EOF).
     done_r, done_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        os.close(w)
+        parent_sock.close()
         os.close(done_r)
-        child(r, done_w, orig_path)
-    os.close(r)
+        child(child_sock, done_w, orig_path)
+    child_sock.close()
     os.close(done_w)
     stdin = sys.stdin.buffer
     req = json.loads(stdin.readline())
     out.write(ACK)
     out.flush()
-    receive(stdin)
+    names = receive(stdin)
     stdin.close()
     os.makedirs(os.path.join(WORK, "inputs"), exist_ok=True)
     os.makedirs(OUT, exist_ok=True)
+    place_owners(names, req)
     env = dict(os.environ)
     env.update(req["env"])
+    judge = req.get("judge")
+    give, keep, channel, drainer = [], [], [], None
+    if judge:
+        # program -> judge and judge -> program
+        p2j_r, p2j_w = os.pipe()
+        j2p_r, j2p_w = os.pipe()
+        give = [p2j_w, j2p_r]
+    elif req.get("channel"):
+        ch_r, ch_w = os.pipe()
+        give = [ch_w]
+        drainer = threading.Thread(target=drain, args=(ch_r, 1 << 20, channel), daemon=True)
+        drainer.start()
     try:
-        go = memoryview(json.dumps({"argv": req["argv"], "env": env, "inProcess": req["inProcess"]}).encode())
-        while go:
-            go = go[os.write(w, go):]
-        os.close(w)
+        go = json.dumps({"argv": req["argv"], "env": env, "inProcess": req["inProcess"]}).encode()
+        socket.send_fds(parent_sock, [go[:1]], give)
+        parent_sock.sendall(go[1:])
+        parent_sock.close()
     except OSError:
         pass  # the child is gone (killed from inside the container?): its status says what happened
-    early = wait_early(pid, done_r)
-    os.close(done_r)
-    if early.isdigit():
-        code = int(early)
+    for fd in give:
+        os.close(fd)
+    judge_code = None
+    if judge:
+        jpid = start_judge(judge, env, j2p_w, p2j_r)
+        os.close(j2p_w)
+        os.close(p2j_r)
+        _, status = os.waitpid(jpid, 0)
+        judge_code = os.waitstatus_to_exitcode(status)
+        if judge_code < 0:
+            judge_code = 128 - judge_code
+        early = b""
     else:
+        early = wait_early(pid, done_r)
+    os.close(done_r)
+    status = None
+    if not judge and not early.isdigit():
         _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-    if code < 0:
-        code = 128 - code
-    # Anything the program left running could keep writing into stdout (corrupting the trailer) or keep
-    # changing /work/out while it is read. kill(-1) signals every process this uid may signal, except the
-    # caller and init.
+    # Anything the program (or the judge) left running could keep writing into stdout (corrupting the
+    # trailer) or keep changing /work/out while it is read. As root, kill(-1) reaches every process but
+    # PID 1 and this one.
     try:
         os.kill(-1, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    if status is None:
+        # An in-process program that already reported its status, or a judge's program, stopped just now.
+        _, status = os.waitpid(pid, 0)
+    code = int(early) if early.isdigit() else os.waitstatus_to_exitcode(status)
+    if code < 0:
+        code = 128 - code
     files, errors = collect(req["limits"])
+    head = {"exitCode": code}
+    if judge:
+        jerrors = []
+        head["judge"] = {"exitCode": judge_code, "files": collect_judge(judge, req["limits"]["maxFileBytes"], jerrors), "errors": jerrors}
+    if drainer is not None:
+        drainer.join(5)
+        clipped = bool(channel) and channel[-1] is None
+        head["channel"] = {"text": b"".join(c for c in channel if c is not None).decode("utf-8", "replace"), "clipped": clipped}
     if len(errors) > 20:
         errors = errors[:20] + ["... and %d more" % (len(errors) - 20)]
+    head["errors"] = errors
     marker = req["marker"].encode()
     # The marker ends stderr (everything the program wrote there came before it, in the same pipe) and
     # closes the trailer, so the host knows it has all of the run's output without waiting for the
     # container to stop.
     sys.stderr.flush()
     os.write(2, marker)
-    out.write(marker + json.dumps({"exitCode": code, "errors": errors}).encode() + b"\n")
+    out.write(marker + json.dumps(head).encode() + b"\n")
     send(out, files)
     out.write(marker)
     out.flush()
-    sys.exit(code)
+    sys.exit(code if not judge else judge_code)
 
 
 main()

@@ -11,6 +11,14 @@ export const SANDBOX_WORKDIR = "/work";
 export const SANDBOX_INPUT_DIR = "/work/inputs";
 export const SANDBOX_OUTPUT_DIR = "/work/out";
 export const SANDBOX_UID = 10001;
+/** The judge's uid (RunRequest.judge): a process the program can neither read, trace nor signal. */
+export const JUDGE_UID = 10002;
+/**
+ * The bootstrap starts as root with only these capabilities, to hand files to their owners, become the
+ * program's (or the judge's) uid, read what the program wrote and stop what it left running; it drops
+ * them all (bounding set included) in every process it starts.
+ */
+export const BOOTSTRAP_CAPS = ["CHOWN", "SETUID", "SETGID", "SETPCAP", "KILL", "DAC_READ_SEARCH"];
 
 /** Structural so that a pino logger, a child logger or a test double all fit. */
 export interface SandboxLog {
@@ -52,6 +60,36 @@ export interface RunRequest {
    * others; routeSandbox puts one per runtime behind one interface.
    */
   runtime?: "python" | "node";
+  /**
+   * issue 26: work file paths the program may read but never change, for the whole run: owned by root,
+   * read-only, in directories the program cannot remove or rename them from (a client's locked tests,
+   * the runner's configuration, a harness).
+   */
+  protect?: string[];
+  /**
+   * issue 26: a second process, the judge, started beside the program under its own uid (JUDGE_UID) in
+   * /work/<dir>: the work files under <dir>/ are its alone (the program can neither read nor change them),
+   * and what it writes to <dir>/out comes back as `judge.files`. The two talk only through pipes: the
+   * judge's fd 3 reaches the program's fd 4, the program's fd 3 reaches the judge's fd 4. The run lasts as
+   * long as the judge; the program is stopped when the judge ends.
+   */
+  judge?: { dir: string; command: string[]; env?: Record<string, string> };
+  /** issue 26: the program gets fd 3, a pipe to the bootstrap; what it writes comes back as `channel`. */
+  channel?: boolean;
+  /**
+   * issue 26: run as a judge must: HOME=/tmp/home (root's, sticky) holding empty, unwritable
+   * .node_modules, .node_libraries, .local and .npmrc; an unwritable /tmp/.loopsmith-pycache for a
+   * bytecode cache prefix; and an empty, unwritable node_modules beside protected files that have none.
+   */
+  isolate?: boolean;
+}
+
+/** What the judge of a run (RunRequest.judge) produced. */
+export interface JudgeResult {
+  exitCode: number;
+  /** Regular files the judge left in its out/ directory. */
+  files: { name: string; content: Buffer }[];
+  errors: string[];
 }
 
 export interface Artifact {
@@ -87,6 +125,10 @@ export interface RunResult {
   aborted: boolean;
   /** The run took a pre-started container from the pool (false: a container started for it). */
   pooled: boolean;
+  /** issue 26: the judge's outcome, for runs with RunRequest.judge. */
+  judge?: JudgeResult;
+  /** issue 26: what the program wrote to its channel (RunRequest.channel), up to 1 MiB. */
+  channel?: { text: string; clipped: boolean };
   /**
    * What was changed so that the output can be stored (NUL shown as U+2400, invalid UTF-8 and unpaired
    * surrogates as U+FFFD), one line per field. Every string of a RunResult is storable in Postgres text and jsonb.
@@ -271,10 +313,12 @@ function hostConfig(limits: Readonly<SandboxLimits>): Docker.HostConfig {
     NetworkMode: "none",
     ReadonlyRootfs: true,
     Tmpfs: {
-      [SANDBOX_WORKDIR]: `rw,nosuid,nodev,noexec,size=${limits.workTmpfsBytes},uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700`,
+      // Root's until the bootstrap has placed the request's files and handed each to its owner.
+      [SANDBOX_WORKDIR]: `rw,nosuid,nodev,noexec,size=${limits.workTmpfsBytes},uid=0,gid=0,mode=0755`,
       "/tmp": `rw,nosuid,nodev,noexec,size=${limits.tmpTmpfsBytes},mode=1777`,
     },
     CapDrop: ["ALL"],
+    CapAdd: BOOTSTRAP_CAPS,
     SecurityOpt: ["no-new-privileges"],
     Privileged: false,
     PidsLimit: limits.pidsLimit,
@@ -455,6 +499,11 @@ export function createDockerSandbox(opts: {
       argv: req.command,
       env: Object.fromEntries(buildEnv(req.env).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
       inProcess,
+      protect: req.protect ?? [],
+      judgeDir: req.judge?.dir ?? null,
+      judge: req.judge ? { argv: req.judge.command, env: Object.fromEntries(Object.entries(req.judge.env ?? {})), cwd: req.judge.dir } : null,
+      channel: req.channel === true,
+      isolate: req.isolate === true,
       limits: {
         maxFileBytes: limits.artifactMaxBytes,
         maxTotalBytes: limits.artifactsTotalBytes,
@@ -502,7 +551,9 @@ export function createDockerSandbox(opts: {
       name: `${SANDBOX_NAME_PREFIX}${IDLE}-${suffix}`,
       Image: image,
       Entrypoint: preimport ? ["python3", "-c", BOOTSTRAP_PY, ...poolOpts.preimport] : ["python3", "-I", "-S", "-c", BOOTSTRAP_PY],
-      User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+      // The bootstrap starts as root (see BOOTSTRAP_CAPS) and runs the program as SANDBOX_UID: PID 1 and the
+      // bootstrap stay out of the program's reach (issue 25: docker-init ran as the program's uid).
+      User: "0:0",
       WorkingDir: SANDBOX_WORKDIR,
       Env: buildEnv(undefined),
       Labels: labels(POOL_PURPOSE, deadline),
@@ -593,7 +644,8 @@ export function createDockerSandbox(opts: {
     const stdout = new ClippedCapture(limits.stdoutCapBytes);
     const stderr = new ClippedCapture(limits.stderrCapBytes);
     // Header line + tar; anything beyond the artifact limits plus headers is a broken or forged trailer.
-    const trailer = new BoundedBuffer(limits.artifactsTotalBytes + (limits.artifactMaxCount + 8) * 2048);
+    // The head line also carries the judge's report files (base64) and the channel (JSON-escaped).
+    const trailer = new BoundedBuffer(limits.artifactsTotalBytes + (limits.artifactMaxCount + 8) * 2048 + 2 * limits.artifactMaxBytes + 8 * MiB);
     // stdout: the program's output, the marker, the trailer, the marker again; stderr: output, the marker.
     let setComplete!: () => void;
     const complete = new Promise<void>((r) => (setComplete = r));
@@ -656,6 +708,8 @@ export function createDockerSandbox(opts: {
     const artifactErrors: string[] = [];
     let exitCode = waited?.StatusCode ?? -1;
     let artifacts: Artifact[] = [];
+    let judge: JudgeResult | undefined;
+    let channel: RunResult["channel"];
     if (timedOut) {
       exitCode = 124;
       artifactErrors.push(`timed out after ${req.timeoutMs} ms: no artifacts collected`);
@@ -676,6 +730,8 @@ export function createDockerSandbox(opts: {
       if (parsed.exitCode !== undefined) exitCode = parsed.exitCode;
       artifacts = parsed.artifacts;
       artifactErrors.push(...parsed.errors);
+      judge = parsed.judge;
+      channel = parsed.channel;
     }
 
     // The program's bytes become strings here; nothing unstorable leaves this function.
@@ -701,6 +757,8 @@ export function createDockerSandbox(opts: {
       oomKilled: state.OOMKilled === true,
       aborted,
       pooled,
+      ...(judge ? { judge: { ...judge, errors: judge.errors.map((m) => clean.clean("a judge error message", m)) } } : {}),
+      ...(channel ? { channel: { text: clean.clean("the channel", channel.text), clipped: channel.clipped } } : {}),
       notes: clean.notes,
     };
     log?.info(
@@ -715,7 +773,9 @@ export function createDockerSandbox(opts: {
       name: `${SANDBOX_NAME_PREFIX}${req.purpose ?? "program"}-${randomBytes(8).toString("hex")}`,
       Image: image,
       Entrypoint: ["python3", "-I", "-S", "-c", BOOTSTRAP_PY],
-      User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+      // The bootstrap starts as root (see BOOTSTRAP_CAPS) and runs the program as SANDBOX_UID: PID 1 and the
+      // bootstrap stay out of the program's reach (issue 25: docker-init ran as the program's uid).
+      User: "0:0",
       WorkingDir: SANDBOX_WORKDIR,
       Env: buildEnv(req.env),
       Labels: labels(req.purpose ?? "program", Date.now() + req.timeoutMs + DEADLINE_SLACK_MS),
@@ -862,8 +922,17 @@ function validate(req: RunRequest, limits: SandboxLimits): void {
     if (!SAFE_NAME.test(n) || n === "inputs" || n === "out") throw new Error(`sandbox: script filename ${JSON.stringify(n)} is not allowed`);
   }
   validateWorkFiles(req);
-  for (const [k, v] of Object.entries(req.env ?? {})) {
+  for (const [k, v] of [...Object.entries(req.env ?? {}), ...Object.entries(req.judge?.env ?? {})]) {
     if (!ENV_NAME.test(k) || v.includes("\0")) throw new Error(`sandbox: invalid environment variable ${JSON.stringify(k)}`);
+  }
+  const paths = new Set((req.workFiles ?? []).map((f) => f.path));
+  for (const p of req.protect ?? []) if (!paths.has(p)) throw new Error(`sandbox: protected path ${JSON.stringify(p)} is not one of the work files`);
+  if (req.judge) {
+    const { dir, command } = req.judge;
+    if (!WORK_SEGMENT.test(dir) || dir === "inputs" || dir === "out") throw new Error(`sandbox: judge directory ${JSON.stringify(dir)} must be one plain top-level name`);
+    if (req.channel) throw new Error("sandbox: a run has a judge or a channel, not both");
+    if (command.length === 0 || command.some((a) => typeof a !== "string" || a.includes("\0"))) throw new Error("sandbox: the judge's command must be a non-empty argv without NUL bytes");
+    if (req.protect?.some((p) => p.startsWith(`${dir}/`))) throw new Error("sandbox: the judge's files are the judge's, not protected");
   }
   const inputBytes =
     req.files.reduce((n, f) => n + f.content.length, 0) +
@@ -936,15 +1005,20 @@ async function packInputs(req: RunRequest): Promise<Buffer> {
 async function parseTrailer(
   trailer: BoundedBuffer,
   limits: SandboxLimits,
-): Promise<{ exitCode?: number; artifacts: Artifact[]; errors: string[] }> {
+): Promise<{ exitCode?: number; artifacts: Artifact[]; errors: string[]; judge?: JudgeResult; channel?: { text: string; clipped: boolean } }> {
   const errors: string[] = [];
   const buf = trailer.value();
   const nl = buf.indexOf(0x0a);
   let exitCode: number | undefined;
+  let judge: JudgeResult | undefined;
+  let channel: { text: string; clipped: boolean } | undefined;
   try {
-    const head = JSON.parse(buf.subarray(0, nl < 0 ? buf.length : nl).toString("utf8")) as { exitCode?: unknown; errors?: unknown };
+    const head = JSON.parse(buf.subarray(0, nl < 0 ? buf.length : nl).toString("utf8")) as { exitCode?: unknown; errors?: unknown; judge?: unknown; channel?: unknown };
     if (typeof head.exitCode === "number") exitCode = head.exitCode;
     if (Array.isArray(head.errors)) errors.push(...head.errors.map(String));
+    judge = judgeOf(head.judge, limits);
+    const ch = head.channel as { text?: unknown; clipped?: unknown } | undefined;
+    if (ch && typeof ch.text === "string") channel = { text: ch.text, clipped: ch.clipped === true };
   } catch {
     return { artifacts: [], errors: ["artifact trailer is malformed: no artifacts collected"] };
   }
@@ -978,7 +1052,24 @@ async function parseTrailer(
     errors.push(`artifact tar is malformed (${(e as Error).message}): later artifacts are missing`);
   }
   artifacts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { exitCode, artifacts, errors };
+  return { exitCode, artifacts, errors, ...(judge ? { judge } : {}), ...(channel ? { channel } : {}) };
+}
+
+/** The judge's part of a trailer's head line, checked as strictly as the artifacts (a forged trailer gets nothing). */
+function judgeOf(raw: unknown, limits: SandboxLimits): JudgeResult | undefined {
+  if (raw === null || typeof raw !== "object") return undefined;
+  const j = raw as { exitCode?: unknown; files?: unknown; errors?: unknown };
+  if (typeof j.exitCode !== "number" || !Array.isArray(j.files)) return undefined;
+  const files: JudgeResult["files"] = [];
+  let total = 0;
+  for (const f of j.files as { name?: unknown; content?: unknown }[]) {
+    if (typeof f?.name !== "string" || typeof f.content !== "string" || !SAFE_NAME.test(f.name)) continue;
+    const content = Buffer.from(f.content, "base64");
+    total += content.length;
+    if (total > limits.artifactMaxBytes) break;
+    files.push({ name: f.name, content });
+  }
+  return { exitCode: j.exitCode, files, errors: Array.isArray(j.errors) ? j.errors.map(String).slice(0, 20) : [] };
 }
 
 /** The exit code in a trailer's head line, if it has one (read before the trailer is parsed in full). */

@@ -216,13 +216,13 @@ describe.each(["cold", "pooled"] as const)("docker sandbox, %s", (kind) => {
       ].join("\n"),
     );
     expect(res.exitCode).toBe(0);
-    expect(res.artifacts.map((a) => a.name)).toEqual(["sub/real.txt"]);
-    expect(res.artifacts[0]!.content.toString()).toBe("real");
+    // The bootstrap reads out/ as root (issue 25): a file the program made unreadable to itself is still its output.
+    expect(res.artifacts.map((a) => a.name)).toEqual(["secret", "sub/real.txt"]);
+    expect(res.artifacts.map((a) => a.content.toString())).toEqual(["x", "real"]);
     const errors = res.artifactErrors.join("\n");
     expect(errors).toContain("passwd: skipped, not a regular file (symlink)");
     expect(errors).toContain("etc: skipped, not a regular file (symlink)");
     expect(errors).toContain("pipe: skipped, not a regular file (fifo)");
-    expect(errors).toContain("secret: cannot read (Permission denied)");
     expect(JSON.stringify(res)).not.toContain("root:x:0");
   });
 
