@@ -129,7 +129,7 @@ function place(entries: RawEntry[], limits: WorkspaceLimits, format: "tar" | "ta
     files.set(path, e.content);
   }
   // Links last: their targets may come after them in the archive. A link to a link is followed (bounded).
-  // issue 25: by a map (a search of the list per hop took 1.3 s of the API's thread for 5,000 links).
+  // issue 25: by a map (a search of the list per hop took up to 1.3 s of the API's thread for 5,000 entries).
   // Paths are unique (a second entry is refused above), so the map finds what the search found.
   const linkAt = new Map(links.map((l) => [l.path, l]));
   for (const l of links) {
@@ -347,14 +347,14 @@ export function applyAttempt(original: WorkspaceFile[], attempt: WorkspaceFile[]
 //
 // The limit counts steps (diagonals visited, lines compared), not milliseconds, and it runs on the calling
 // thread. A clock would make the patch, whose sha256 is on the tape and in receipts, depend on how busy the
-// machine was; a thread would cost a start-up (a check thread takes seconds to load the verifier under tsx)
-// and copies of every file for a job that, bounded, takes tens of milliseconds. bench/workspace-diff.ts
-// prints what a step costs here.
+// machine was; a thread would cost a start-up (a thread loads the verifier through tsx first: the check pool
+// allows that 60 s) and a copy of every file, for a job that, bounded, takes tens of milliseconds.
+// bench/workspace-diff.ts prints what a step costs here.
 
 /**
- * Steps one file's diff may take before its changed middle is written as one replacement: about 30 ms of
- * CPU here once compiled (about twice that on the first call), measured by bench/workspace-diff.ts. A
- * whole rewrite of an 8,000-line file that keeps its blank lines and braces takes 1.2 million.
+ * Steps one file's diff may take before its changed middle is written as one replacement: 30-45 ms of CPU
+ * on this 2-core machine (bench/workspace-diff.ts; the first call, not yet compiled, costs more). A whole
+ * rewrite of an 8,000-line file whose blank lines and braces move takes 1.2 million; of 16,000, 4.6.
  */
 export const DIFF_WORK_PER_FILE = 3_000_000;
 /** Steps all the files of one patch may take together; the files after that are written as replacements. */
