@@ -10,7 +10,8 @@
 // integer literal into a BigInt took 22 s. So one linear scan of the text refuses nesting past MAX_DEPTH,
 // more than MAX_VALUES values and number literals longer than MAX_NUMBER_LENGTH before JSON.parse runs
 // (issue 25); the same scan finds duplicate keys and integers beyond 2^53 from the text, without BigInt.
-import type { FastifyInstance } from "fastify";
+import type { Readable } from "node:stream";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { LoopSmithError } from "@loopsmith/core";
 
 export const MAX_DEPTH = 64;
@@ -24,8 +25,6 @@ export const MAX_VALUES = 100_000;
 export const MAX_NUMBER_LENGTH = 400;
 /** How much of a refused literal or key a message shows. */
 const SHOWN = 40;
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export interface BodyProblem {
   path: string;
@@ -109,125 +108,198 @@ function isNumberChar(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
 }
 
+/** Where a container sits and what it has seen; paths and key sets are made only when needed. */
+interface Frame {
+  parent: Frame | null;
+  /** Where this container sits in its parent. */
+  at: Segment;
+  object: boolean;
+  /** The key being read (objects) or the index (arrays) of the current child. */
+  key: string;
+  index: number;
+  /** Keys seen so far: the first alone until a second one comes (no Set for the many small objects). */
+  first: string | undefined;
+  keys: Set<string> | null;
+}
+
 /**
- * Scans a JSON text once, left to right, keeping only the open containers (at most MAX_DEPTH of them).
- * The text may not be JSON at all (this runs before JSON.parse): the scan then ends early or reports
- * nonsense, never throws or loops, and JSON.parse gives the real reason. duplicateKey and lossyInteger
- * are only meaningful for a text JSON.parse accepts.
+ * One left-to-right pass over a JSON text, fed in pieces as the body arrives (push), keeping only the
+ * open containers (at most MAX_DEPTH of them), the number being read (at most MAX_NUMBER_LENGTH + 1
+ * characters) and the key being read. push answers false once the text is refused: nothing more need be
+ * read. The text may not be JSON at all (this runs before JSON.parse): the scan then stops early or
+ * reports nonsense, never throws or loops, and JSON.parse gives the real reason; duplicateKey and
+ * lossyInteger are only meaningful for a text JSON.parse accepts.
  *
- * Strings are skipped with indexOf, so a body that is mostly one large file's text costs little.
+ * String contents are skipped with indexOf, so a body that is mostly one large file's text costs little.
  */
-export function scanJsonText(text: string): TextScan {
-  // Paths and key sets are made only when needed: a body of 100 000 small values is scanned without
-  // a string or a Set per container.
-  interface Frame {
-    parent: Frame | null;
-    /** Where this container sits in its parent. */
-    at: Segment;
-    object: boolean;
-    /** The key being read (objects) or the index (arrays) of the current child. */
-    key: string;
-    index: number;
-    /** Keys seen so far; the first key alone until a second one comes. */
-    first: string | undefined;
-    keys: Set<string> | null;
-  }
-  const out: TextScan = { refusal: null, duplicateKey: null, lossyInteger: null };
-  let top: Frame | null = null;
-  let depth = 0;
-  let expectKey = false;
-  let values = 0;
-  const pathTo = (frame: Frame, last: Segment) => {
+export class JsonTextScanner {
+  readonly result: TextScan = { refusal: null, duplicateKey: null, lossyInteger: null };
+  private top: Frame | null = null;
+  private depth = 0;
+  private expectKey = false;
+  private values = 0;
+  /** Inside a string: whether it is a key (its pieces are kept), and the backslashes that ended the last piece. */
+  private inString = false;
+  private keyParts: string[] | null = null;
+  private slashes = 0;
+  /** The number being read, or null. */
+  private number: string | null = null;
+  private stopped = false;
+
+  private pathTo(frame: Frame, last: Segment): string {
     const segs: Segment[] = [last];
     for (let f: Frame = frame; f.parent !== null; f = f.parent) segs.push(f.at);
     return ["body", ...segs.reverse().map((k) => (typeof k === "number" ? String(k) : clipped(k)))].join(".");
-  };
-  /** The path of the value starting at the current position. */
-  const here = () => (top === null ? "body" : pathTo(top, top.object ? top.key : top.index));
-  // Counts a value starting here; false once the body holds too many.
-  const counted = () => {
-    if (++values <= MAX_VALUES) return true;
-    out.refusal = { path: here(), message: `holds more than ${MAX_VALUES} JSON values; send large data as an input file or a checker file` };
-    return false;
-  };
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      let end = i;
-      for (;;) {
-        end = text.indexOf('"', end + 1);
-        if (end < 0) return out; // unterminated: JSON.parse says so
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-      }
-      if (expectKey && top?.object) {
-        let key = text.slice(i + 1, end);
-        if (key.includes("\\")) {
-          try {
-            key = JSON.parse(text.slice(i, end + 1)) as string;
-          } catch {
-            // A bad escape: not JSON, and JSON.parse will refuse the whole text.
-          }
-        }
-        if (top.first === undefined) top.first = key;
-        else {
-          top.keys ??= new Set([top.first]);
-          if (top.keys.has(key)) out.duplicateKey ??= { path: pathTo(top, key), message: `the key "${clipped(key)}" appears more than once in this object` };
-          top.keys.add(key);
-        }
-        top.key = key;
-        expectKey = false;
-      } else if (!counted()) return out;
-      i = end;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (!counted()) return out;
-      if (depth >= MAX_DEPTH) {
-        out.refusal = { path: here(), message: `nested deeper than ${MAX_DEPTH} levels` };
-        return out;
-      }
-      const at: Segment = top === null ? "" : top.object ? top.key : top.index;
-      top = { parent: top, at, object: c === 0x7b, key: "", index: 0, first: undefined, keys: null };
-      depth++;
-      expectKey = c === 0x7b;
-    } else if (c === 0x7d || c === 0x5d) {
-      if (top !== null) {
-        top = top.parent;
-        depth--;
-      }
-      expectKey = false;
-    } else if (c === 0x2c) {
-      if (top?.object) expectKey = true;
-      else if (top) top.index++;
-    } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
-      if (!counted()) return out;
-      // Read no further than the bound: a 15 MiB literal is refused after MAX_NUMBER_LENGTH + 1 characters.
-      const limit = Math.min(n, i + MAX_NUMBER_LENGTH + 1);
-      let end = i + 1;
-      while (end < limit && isNumberChar(text.charCodeAt(end))) end++;
-      if (end - i > MAX_NUMBER_LENGTH) {
-        // Never converted, never echoed whole: its first digits say which one it is.
-        out.refusal = { path: here(), message: `a number literal (${clipped(text.slice(i, end))}) is longer than ${MAX_NUMBER_LENGTH} characters` };
-        return out;
-      }
-      if (out.lossyInteger === null && end - i >= MAX_SAFE.length) {
-        const literal = text.slice(i, end);
-        const digits = literal.startsWith("-") ? literal.slice(1) : literal;
-        // JSON has no leading zeros, so for digit strings a longer one is larger and equal lengths compare as text.
-        if (/^\d+$/.test(digits) && (digits.length > MAX_SAFE.length || (digits.length === MAX_SAFE.length && digits > MAX_SAFE)))
-          out.lossyInteger = {
-            path: here(),
-            message: `the integer ${clipped(literal)} (${digits.length} digits) is beyond 2^53 and would lose precision as a JSON number; put exact values in a checker file (checker_files), which checks read exactly`,
-          };
-      }
-      i = end - 1;
-    } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
-      // true, false, null: only their first letters are among these.
-      if (!counted()) return out;
-    }
   }
-  return out;
+
+  /** The path of the value starting (or being read) now. */
+  private here(): string {
+    const top = this.top;
+    return top === null ? "body" : this.pathTo(top, top.object ? top.key : top.index);
+  }
+
+  private refuse(message: string): false {
+    this.result.refusal = { path: this.here(), message };
+    this.stopped = true;
+    return false;
+  }
+
+  /** Counts a value starting here; false once the body holds too many. */
+  private counted(): boolean {
+    return ++this.values <= MAX_VALUES || this.refuse(`holds more than ${MAX_VALUES} JSON values; send large data as an input file or a checker file`);
+  }
+
+  private endNumber(): void {
+    const literal = this.number!;
+    this.number = null;
+    if (this.result.lossyInteger !== null || literal.length < MAX_SAFE.length) return;
+    const digits = literal.startsWith("-") ? literal.slice(1) : literal;
+    // JSON has no leading zeros, so for digit strings a longer one is larger and equal lengths compare as text.
+    if (/^\d+$/.test(digits) && (digits.length > MAX_SAFE.length || (digits.length === MAX_SAFE.length && digits > MAX_SAFE)))
+      this.result.lossyInteger = {
+        path: this.here(),
+        message: `the integer ${clipped(literal)} (${digits.length} digits) is beyond 2^53 and would lose precision as a JSON number; put exact values in a checker file (checker_files), which checks read exactly`,
+      };
+  }
+
+  private endKey(raw: string): void {
+    const top = this.top!;
+    let key = raw;
+    if (key.includes("\\")) {
+      try {
+        key = JSON.parse(`"${raw}"`) as string;
+      } catch {
+        // A bad escape: not JSON, and JSON.parse will refuse the whole text.
+      }
+    }
+    if (top.first === undefined) top.first = key;
+    else {
+      top.keys ??= new Set([top.first]);
+      if (top.keys.has(key)) this.result.duplicateKey ??= { path: this.pathTo(top, key), message: `the key "${clipped(key)}" appears more than once in this object` };
+      top.keys.add(key);
+    }
+    top.key = key;
+    this.expectKey = false;
+  }
+
+  /** Scans the next piece of the text; false once the text is refused (see result.refusal). */
+  push(text: string): boolean {
+    if (this.stopped) return false;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      if (this.inString) {
+        // The closing quote: the next one not escaped, i.e. with an even run of backslashes before it
+        // (a run that reaches back to the start of this piece continues the last piece's).
+        let end = i - 1;
+        for (;;) {
+          end = text.indexOf('"', end + 1);
+          if (end < 0) break;
+          let run = 0;
+          while (end - 1 - run >= i && text.charCodeAt(end - 1 - run) === 0x5c) run++;
+          if (end - run === i) run += this.slashes;
+          if (run % 2 === 0) break;
+        }
+        if (end < 0) {
+          // The string goes on in the next piece: remember the backslashes this one ends with.
+          let run = 0;
+          while (n - 1 - run >= i && text.charCodeAt(n - 1 - run) === 0x5c) run++;
+          this.slashes = n - run === i ? this.slashes + run : run;
+          this.keyParts?.push(text.slice(i));
+          return true;
+        }
+        this.inString = false;
+        this.slashes = 0;
+        if (this.keyParts) {
+          this.keyParts.push(text.slice(i, end));
+          const raw = this.keyParts.join("");
+          this.keyParts = null;
+          this.endKey(raw);
+        }
+        i = end + 1;
+        continue;
+      }
+      if (this.number !== null) {
+        // Read no further than the bound: a 15 MiB literal is refused after MAX_NUMBER_LENGTH + 1 characters.
+        const limit = Math.min(n, i + MAX_NUMBER_LENGTH + 1 - this.number.length);
+        let end = i;
+        while (end < limit && isNumberChar(text.charCodeAt(end))) end++;
+        this.number += text.slice(i, end);
+        // Never converted, never echoed whole: its first digits say which one it is.
+        if (this.number.length > MAX_NUMBER_LENGTH) return this.refuse(`a number literal (${clipped(this.number)}) is longer than ${MAX_NUMBER_LENGTH} characters`);
+        if (end === n) return true; // it may go on in the next piece
+        this.endNumber();
+        i = end;
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        this.inString = true;
+        this.slashes = 0;
+        if (this.expectKey && this.top?.object) this.keyParts = [];
+        else if (!this.counted()) return false;
+      } else if (c === 0x7b || c === 0x5b) {
+        if (!this.counted()) return false;
+        if (this.depth >= MAX_DEPTH) return this.refuse(`nested deeper than ${MAX_DEPTH} levels`);
+        const top = this.top;
+        const at: Segment = top === null ? "" : top.object ? top.key : top.index;
+        this.top = { parent: top, at, object: c === 0x7b, key: "", index: 0, first: undefined, keys: null };
+        this.depth++;
+        this.expectKey = c === 0x7b;
+      } else if (c === 0x7d || c === 0x5d) {
+        if (this.top !== null) {
+          this.top = this.top.parent;
+          this.depth--;
+        }
+        this.expectKey = false;
+      } else if (c === 0x2c) {
+        if (this.top?.object) this.expectKey = true;
+        else if (this.top) this.top.index++;
+      } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+        if (!this.counted()) return false;
+        this.number = "";
+        continue; // read by the number branch, from this character
+      } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+        // true, false, null: only their first letters are among these.
+        if (!this.counted()) return false;
+      }
+      i++;
+    }
+    return true;
+  }
+
+  /** The text is complete: a number that ran to its end is finished. */
+  end(): TextScan {
+    if (!this.stopped && this.number !== null) this.endNumber();
+    return this.result;
+  }
+}
+
+/** scanJsonText over a whole text (see JsonTextScanner). */
+export function scanJsonText(text: string): TextScan {
+  const scanner = new JsonTextScanner();
+  scanner.push(text);
+  return scanner.end();
 }
 
 /** The first key that appears twice in one object of a JSON text (see scanJsonText). */
@@ -235,30 +307,86 @@ export function findDuplicateKey(text: string): BodyProblem | null {
   return scanJsonText(text).duplicateKey;
 }
 
+/** The body's largest size: the route's limit (Fastify's bodyLimit unless the route sets its own). */
+function limitOf(req: FastifyRequest): number {
+  return req.routeOptions.bodyLimit;
+}
+
+/**
+ * The body is read as it arrives: each piece is decoded (strict UTF-8) and scanned at once, so a body the
+ * scan refuses is answered after its first bad piece, without reading, buffering or decoding the rest
+ * (the connection then closes), and a large body is never copied into one buffer nor decoded in one go.
+ */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, body, done) => {
+  app.addContentTypeParser("application/json", (req: FastifyRequest, payload: Readable & { receivedEncodedLength?: number }, done: (err: Error | null, body?: unknown) => void) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1]?.toLowerCase();
-    if (charset && charset !== "utf-8" && charset !== "utf8")
-      return done(new LoopSmithError("LS_ERR_UNSUPPORTED_MEDIA_TYPE", `Send JSON as UTF-8, not ${charset}.`), undefined);
-    const buf = body as Buffer;
-    if (buf.length === 0) return done(null, null);
-    let text: string;
-    try {
-      text = decoder.decode(buf);
-    } catch {
-      return done(invalid("body", "not valid UTF-8"), undefined);
-    }
-    const scan = scanJsonText(text);
-    if (scan.refusal) return done(invalid(scan.refusal.path, scan.refusal.message), undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      return done(invalid("body", `not valid JSON (${(e as Error).message})`), undefined);
-    }
-    const problem = findBodyProblem(parsed) ?? scan.duplicateKey ?? scan.lossyInteger;
-    if (problem) return done(invalid(problem.path, problem.message), undefined);
-    done(null, parsed);
+    if (charset && charset !== "utf-8" && charset !== "utf8") return done(new LoopSmithError("LS_ERR_UNSUPPORTED_MEDIA_TYPE", `Send JSON as UTF-8, not ${charset}.`));
+    const limit = limitOf(req);
+    const declared = Number(req.headers["content-length"]);
+    if (declared > limit) return done(tooLarge());
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    const scanner = new JsonTextScanner();
+    const pieces: string[] = [];
+    let received = 0;
+    let finished = false;
+    const finish = (err: Error | null, body?: unknown) => {
+      if (finished) return;
+      finished = true;
+      payload.removeListener("data", onData);
+      payload.removeListener("end", onEnd);
+      payload.removeListener("error", onError);
+      done(err, body);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      received += bytes.length;
+      if (received > limit || (payload.receivedEncodedLength ?? 0) > limit) return finish(tooLarge());
+      let text: string;
+      try {
+        text = decoder.decode(bytes, { stream: true });
+      } catch {
+        return finish(invalid("body", "not valid UTF-8"));
+      }
+      pieces.push(text);
+      if (!scanner.push(text)) finish(invalid(scanner.result.refusal!.path, scanner.result.refusal!.message));
+    };
+    const onError = (err: Error & { statusCode?: number }) => {
+      if (!(typeof err.statusCode === "number" && err.statusCode >= 400)) err.statusCode = 400;
+      finish(err);
+    };
+    const onEnd = () => {
+      if (!Number.isNaN(declared) && (payload.receivedEncodedLength || received) !== declared)
+        return finish(new LoopSmithError("LS_ERR_VALIDATION", "The request body's length differs from its Content-Length.", [{ path: "body", message: "length differs from Content-Length" }]));
+      let last: string;
+      try {
+        last = decoder.decode(); // a character cut off at the end is invalid UTF-8 too
+      } catch {
+        return finish(invalid("body", "not valid UTF-8"));
+      }
+      pieces.push(last);
+      if (!scanner.push(last)) return finish(invalid(scanner.result.refusal!.path, scanner.result.refusal!.message));
+      const scan = scanner.end();
+      const text = pieces.join("");
+      if (text.length === 0) return finish(null, null);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (e) {
+        return finish(invalid("body", `not valid JSON (${(e as Error).message})`));
+      }
+      const problem = findBodyProblem(parsed) ?? scan.duplicateKey ?? scan.lossyInteger;
+      if (problem) return finish(invalid(problem.path, problem.message));
+      finish(null, parsed);
+    };
+    payload.on("data", onData);
+    payload.on("end", onEnd);
+    payload.on("error", onError);
+    payload.resume();
   });
+}
+
+function tooLarge(): Error {
+  // Fastify's own error, which the error handler answers as 413 LS_ERR_PAYLOAD_TOO_LARGE with the limit.
+  return Object.assign(new Error("Request body is too large"), { statusCode: 413, code: "FST_ERR_CTP_BODY_TOO_LARGE" });
 }

@@ -1,7 +1,9 @@
+import { connect, type AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LoopSmithError } from "@loopsmith/core";
-import { findBodyProblem, findDuplicateKey, MAX_DEPTH, MAX_NUMBER_LENGTH, MAX_VALUES, registerJsonBody, scanJsonText } from "../src/json-body";
+import { findBodyProblem, findDuplicateKey, JsonTextScanner, MAX_DEPTH, MAX_NUMBER_LENGTH, MAX_VALUES, registerJsonBody, scanJsonText } from "../src/json-body";
 
 describe("findDuplicateKey", () => {
   it.each([
@@ -120,6 +122,27 @@ describe("scanJsonText refuses before JSON.parse builds anything (issue 25)", ()
     expect(dup.message.length).toBeLessThan(100);
   });
 
+  it("finds the same in a text fed in pieces of any size as in the whole text", () => {
+    const texts = [
+      '{"a":[1,{"b":9007199254740993}],"k\\\\":"x\\"y\\\\","k\\\\":2,"n":-12.5e3,"t":[true,false,null]}',
+      JSON.stringify({ s: "\\".repeat(7) + '"' + "[".repeat(70), deep: "x" }),
+      "[".repeat(MAX_DEPTH + 1) + "]".repeat(MAX_DEPTH + 1),
+      `{"n":${"7".repeat(MAX_NUMBER_LENGTH + 1)}}`,
+      `{"n":${"7".repeat(MAX_NUMBER_LENGTH)}}`,
+      '{"\\u0061":1,"a":2}',
+      '[12345678901234567890,"\\\\",{"a":{"b":{"b":1,"b":2}}}]',
+    ];
+    expect(scanJsonText(texts[0]!)).toMatchObject({ duplicateKey: { path: "body.k\\" }, lossyInteger: { path: "body.a.1.b" } });
+    for (const text of texts) {
+      const whole = scanJsonText(text);
+      for (const size of [1, 2, 3, 5, 16, 61]) {
+        const scanner = new JsonTextScanner();
+        for (let at = 0; at < text.length && scanner.push(text.slice(at, at + size)); at += size);
+        expect(scanner.end(), `${text.slice(0, 60)} in pieces of ${size}`).toEqual(whole);
+      }
+    }
+  });
+
   it("ends on a text that is not JSON, whatever it holds", () => {
     for (const text of ['{"a', '{"a\\"}', "]]]}}}", "[[[", '{"a":1,"a":2', "-", '"\\', "tfn", '{"\\x":1}'])
       expect(() => scanJsonText(text)).not.toThrow();
@@ -157,6 +180,46 @@ describe("the body parser (issue 25)", () => {
     expect(body.error.code).toBe("LS_ERR_VALIDATION");
     expect(body.error.details).toEqual([{ path, message: expect.any(String) }]);
     expect(body.error.message.length).toBeLessThan(400);
+  });
+
+  it("reads a body piece by piece: a character split between pieces is fine, one cut off at the end is not UTF-8", async () => {
+    const a = await app();
+    try {
+      const pieces = (bufs: number[][]) => Readable.from(bufs.map((b) => Buffer.from(b)));
+      const ok = await a.inject({ method: "POST", url: "/", headers: { "content-type": "application/json" }, payload: pieces([[0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3], [0xa9, 0x22, 0x7d]]) });
+      expect(ok.json()).toEqual({ got: { a: "é" } });
+      const cut = await a.inject({ method: "POST", url: "/", headers: { "content-type": "application/json" }, payload: pieces([[0x22, 0x61], [0xc3]]) });
+      expect(cut.json().error.details).toEqual([{ path: "body", message: "not valid UTF-8" }]);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it("answers a body the scan refuses without waiting for the rest of it", async () => {
+    const a = await app();
+    await a.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { port } = a.server.address() as AddressInfo;
+      // 10 MB announced, 1 KB of "[[[[" sent, and nothing more: the answer must come anyway.
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1");
+        let got = "";
+        socket.on("data", (d: Buffer) => {
+          got += d.toString("latin1");
+          const head = got.indexOf("\r\n\r\n");
+          const length = Number(/content-length: (\d+)/i.exec(got)?.[1]);
+          if (head >= 0 && got.length >= head + 4 + length) {
+            socket.destroy();
+            resolve(got.slice(head + 4));
+          }
+        });
+        socket.on("error", reject);
+        socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${10 * 1024 * 1024}\r\n\r\n${"[".repeat(1024)}`);
+      });
+      expect(JSON.parse(answer).error.details).toEqual([{ path: `body${".0".repeat(MAX_DEPTH)}`, message: `nested deeper than ${MAX_DEPTH} levels` }]);
+    } finally {
+      await a.close();
+    }
   });
 
   it("still parses what it accepts, duplicate keys and surrogates still refused after the parse", async () => {
