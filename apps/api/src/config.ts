@@ -67,8 +67,9 @@ export const apiConfigSchema = baseConfigSchema
     // Requests one API process works on at once (auth, database, handler); one more is answered 503
     // LS_ERR_BUSY with Retry-After at once instead of queueing for the database pool. 0 disables.
     API_MAX_IN_FLIGHT: z.coerce.number().int().min(0).default(64),
-    // How long a request's headers may take to arrive (408 LS_ERR_HEADERS_TIMEOUT after it).
-    HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    // How long a request's headers may take to arrive (408 LS_ERR_HEADERS_TIMEOUT after it). Node refuses
+    // more than its request timeout (300 s).
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().max(300_000).default(30_000),
     // The API process's pooled database connections.
     DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
     // How long a query waits for one of them before its request is answered 503 LS_ERR_BUSY; also bounds
