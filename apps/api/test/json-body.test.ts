@@ -199,8 +199,10 @@ describe("the body parser (issue 25)", () => {
     const a = await app();
     await a.listen({ port: 0, host: "127.0.0.1" });
     let decoded = 0;
-    const decode = TextDecoder.prototype.decode;
-    vi.spyOn(TextDecoder.prototype, "decode").mockImplementation(function (this: TextDecoder, input?: AllowSharedBufferSource, options?: TextDecodeOptions) {
+    type Decode = (input?: ArrayBufferView | ArrayBuffer, options?: { stream?: boolean }) => string;
+    const proto = TextDecoder.prototype as { decode: Decode };
+    const decode = proto.decode;
+    vi.spyOn(proto, "decode").mockImplementation(function (this: unknown, input, options) {
       decoded += input?.byteLength ?? 0;
       return decode.call(this, input, options);
     });
