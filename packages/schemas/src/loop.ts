@@ -156,6 +156,10 @@ export const checkOutcome = z
     feedback: z.string().describe("What the models were told: for hidden checks, without the check's material."),
     hidden: z.boolean(),
     findings: z.array(checkFinding),
+    tampered: z
+      .string()
+      .optional()
+      .describe("Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected."),
   })
   .meta({ id: "CheckOutcome" });
 export type CheckOutcome = z.infer<typeof checkOutcome>;

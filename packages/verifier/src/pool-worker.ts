@@ -11,7 +11,7 @@ export type ToWorker =
 
 // Structured cloning turns Buffers into plain Uint8Arrays.
 const files = (list: NamedFile[]) => list.map((f) => ({ name: f.name, content: Buffer.from(f.content.buffer, f.content.byteOffset, f.content.byteLength) }));
-const evidence = (r: RunEvidence): RunEvidence => ({ ...r, artifacts: files(r.artifacts) });
+const evidence = (r: RunEvidence): RunEvidence => ({ ...r, artifacts: files(r.artifacts), ...(r.judge ? { judge: { ...r.judge, files: files(r.judge.files) } } : {}) });
 
 let ctx: VerifyContext | undefined;
 // Loading the verifier takes a while on a busy machine; a check's time limit starts after this.

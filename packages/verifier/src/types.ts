@@ -17,6 +17,10 @@ export interface RunEvidence {
   artifacts: NamedFile[];
   /** Files that were not returned and collection failures, usually "<name>: <why>". */
   artifactErrors: string[];
+  /** issue 26: the judge's outcome, for runs that asked for one (CheckRunRequest.judge). */
+  judge?: { exitCode: number; files: NamedFile[]; errors: string[] };
+  /** issue 26: what the run wrote to its channel (CheckRunRequest.channel), as text. */
+  channel?: { text: string; clipped: boolean };
 }
 
 /**
@@ -41,6 +45,8 @@ export interface WorkspaceEvidence {
   changed: string[];
   /** The goal's locked paths (a directory with or without a trailing "/" locks everything under it). */
   locked: string[];
+  /** issue 26: the original workspace's paths (the client's files; a command check's test files are among them). */
+  original?: string[];
 }
 
 /** The languages a goal's program can be written in (issue 14). */
@@ -75,6 +81,12 @@ export interface CheckResult {
   publicMessage?: string;
   /** The first differences (bounded by the caller), most useful first. */
   findings?: Finding[];
+  /**
+   * issue 26: set when the run shows that the attempt tampered with what judges it (a locked file, the
+   * runner's configuration, the report, the run cut short): what was seen, for the client. The check fails;
+   * a model is told only that tampering was detected.
+   */
+  tampered?: string;
 }
 
 /** A sandbox run a check asks for, as data: the runner executes it in a fresh container and hands back the evidence. */
@@ -88,6 +100,17 @@ export interface CheckRunRequest {
   timeoutMs: number;
   /** The image the run needs: python (default) or node (JavaScript and TypeScript tooling). */
   runtime?: "python" | "node";
+  /** issue 26: paths among `files` the run's processes may read but never change (root's, read-only, for the whole run). */
+  protect?: string[];
+  /**
+   * issue 26: a judge process beside the program, under its own uid, in /work/<dir> (the files under <dir>/ are its
+   * alone); `command` then runs the program's side. What the judge writes to <dir>/out comes back as `judge.files`.
+   */
+  judge?: { dir: string; command: string[]; env?: Record<string, string> };
+  /** issue 26: the command gets fd 3, a pipe to the sandbox's own process; what it writes comes back as `channel`. */
+  channel?: boolean;
+  /** issue 26: HOME, caches and node_modules where the run's processes cannot plant code (see the sandbox's RunRequest.isolate). */
+  isolate?: boolean;
 }
 
 /** Params are always an object; the schema supplies defaults and rejects unknown keys. */

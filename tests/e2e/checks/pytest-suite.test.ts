@@ -55,7 +55,7 @@ describe("a goal graded by the client's hidden pytest suite", () => {
 
   const wrong: [string, string, RegExp][] = [
     ["keeps punctuation", "def slugify(text):\n    return '-'.join(text.lower().split())\n", /failed/],
-    ["exits 0 as soon as it is imported", "import os\nos._exit(0)\n", /no JUnit report|no tests/],
+    ["exits 0 as soon as it is imported", "import os\nos._exit(0)\n", /solution.s process ended|no tests|errors/],
     ["skips every test from its module", "import pytest\npytest.skip('later', allow_module_level=True)\n", /no tests were collected|skipped/],
     ["raises at import", "raise ImportError('not written yet')\n", /error|no tests/],
     [

@@ -28,6 +28,8 @@ function evidenceOf(run: RunResult): RunEvidence {
     durationMs: Math.round(run.durationMs),
     artifacts: run.artifacts.map((a) => ({ name: a.name, content: a.content })),
     artifactErrors: run.artifactErrors,
+    ...(run.judge ? { judge: { exitCode: run.judge.exitCode, files: run.judge.files.map((f) => ({ name: f.name, content: f.content })), errors: run.judge.errors } } : {}),
+    ...(run.channel ? { channel: run.channel } : {}),
   };
 }
 
@@ -68,6 +70,10 @@ export async function runCheckRuns(opts: {
         env: { ...opts.env, ...req.env },
         timeoutMs: Math.max(1, Math.min(req.timeoutMs, left)),
         ...(req.runtime ? { runtime: req.runtime } : {}),
+        ...(req.protect ? { protect: req.protect } : {}),
+        ...(req.judge ? { judge: req.judge } : {}),
+        ...(req.channel ? { channel: true } : {}),
+        ...(req.isolate ? { isolate: true } : {}),
         signal: opts.signal,
         purpose: opts.purpose ?? "check",
       });
@@ -80,13 +86,16 @@ export async function runCheckRuns(opts: {
 
 // Stored as JSON bytes with artifacts in base64: whatever a program wrote is kept as it was.
 export function encodeRuns(runs: RunEvidence[]): Uint8Array<ArrayBuffer> {
-  const plain = runs.map((r) => ({ ...r, artifacts: r.artifacts.map((a) => ({ name: a.name, content: a.content.toString("base64") })) }));
+  const b64 = (files: RunEvidence["artifacts"]) => files.map((a) => ({ name: a.name, content: a.content.toString("base64") }));
+  const plain = runs.map((r) => ({ ...r, artifacts: b64(r.artifacts), ...(r.judge ? { judge: { ...r.judge, files: b64(r.judge.files) } } : {}) }));
   return new Uint8Array(Buffer.from(JSON.stringify(plain), "utf8"));
 }
 
+type StoredFiles = { name: string; content: string }[];
 export function decodeRuns(bytes: Uint8Array): RunEvidence[] {
-  const plain = JSON.parse(Buffer.from(bytes).toString("utf8")) as (Omit<RunEvidence, "artifacts"> & { artifacts: { name: string; content: string }[] })[];
-  return plain.map((r) => ({ ...r, artifacts: r.artifacts.map((a) => ({ name: a.name, content: Buffer.from(a.content, "base64") })) }));
+  const plain = JSON.parse(Buffer.from(bytes).toString("utf8")) as (Omit<RunEvidence, "artifacts" | "judge"> & { artifacts: StoredFiles; judge?: Omit<NonNullable<RunEvidence["judge"]>, "files"> & { files: StoredFiles } })[];
+  const bytesOf = (files: StoredFiles) => files.map((a) => ({ name: a.name, content: Buffer.from(a.content, "base64") }));
+  return plain.map(({ judge, ...r }) => ({ ...r, artifacts: bytesOf(r.artifacts), ...(judge ? { judge: { ...judge, files: bytesOf(judge.files) } } : {}) }));
 }
 
 export async function storeCheckRuns(tx: Tx, goalId: string, executionId: string, attempt: number, runs: CheckRunsOfCheck[]): Promise<void> {

@@ -44,7 +44,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
       checkerFiles,
       program: { filename: code.filename, source: exec.script },
       runs: [],
-      ...(workspace && changed ? { workspace: { changed, locked: workspace.locked } } : {}),
+      ...(workspace && changed ? { workspace: { changed, locked: workspace.locked, original: workspace.files.map((f) => f.path) } } : {}),
     },
     (i) => runs.get(i) ?? [],
   );

@@ -4,18 +4,25 @@ import { defineCheck } from "../define";
 import { clipText, preview } from "../format";
 import { JUNIT, readJunit, type TestCase } from "../lib/junit";
 import { PYTEST_SHADOWS, safeExceptionName, STARTUP_MODULES } from "../lib/python";
+import { BRIDGE_CLIENT_PY, BRIDGE_SERVER_PY, BRIDGE_WIRE_PY, JUDGE_PYTEST_PY } from "./bridge-py";
 import type { CheckResult, Finding, NamedFile, RunEvidence } from "../types";
 import { maxFindingsParam } from "./json-matches";
 
-// The client's own pytest files, run in a fresh container against the program. What this check trusts,
-// honestly: the test process. The solution is imported into the process that runs the tests, so code
-// that sets out to cheat (patching pytest, rewriting the JUnit report at exit) can fake a pass; the check
-// makes that harder (only the client's files are collected; the solution's own conftest.py, pytest.ini,
-// setup.cfg or pyproject.toml are never read; exit code and report must agree; zero tests, fewer than
-// min_tests, errors and skips all fail) but cannot rule it out. `cases` compares outside the container
-// and does not trust the solution's process at all; prefer it where a function's answers can be listed.
+// The client's own pytest files, run against the program. By default (isolation "process", issue 26) the
+// tests run in a judge process of their own, under another uid, with files the program can neither read nor
+// change; the module the tests import under the program's name is a stand-in whose every call crosses to
+// the program's process as plain data (see bridge-py.ts). So the program cannot patch pytest, assertion
+// rewriting, builtins or the report, cannot exit early on the tests' behalf, cannot read the hidden tests,
+// and a lying __eq__ never crosses: what this check trusts is pytest in the judge's process. Isolation
+// "none" (the former mode) imports the program into pytest's own process: code that sets out to cheat can
+// fake a pass there, and it exists only for tests the bridge cannot serve (a test that passes a function to
+// the program, monkeypatches it, or reads its source).
 
 const PYTEST_INI = "[pytest]\n";
+/** The judge's directory under /work (isolation "process"). */
+export const JUDGE_DIR = ".judge";
+/** The module the tests import under the program's name, on the judge's side. */
+const STAND_IN = "# Stands in for the program, which runs in a process of its own (test_suite, isolation process).\nimport loopsmith_bridge\nloopsmith_bridge.install(globals())\n";
 
 const params = z.strictObject({
   tests: z.array(checkerFileName).min(1).max(50).describe("Checker files with the client's pytest tests (test_*.py), and any conftest.py of the client's."),
@@ -27,44 +34,78 @@ const params = z.strictObject({
     .default("solution").describe("The program is placed as <module>.py beside the tests' directory, importable under this name."),
   min_tests: z.int().min(1).max(100_000).default(1).describe("Fewer passing tests than this is a failure (guards against tests that were never collected)."),
   timeout_seconds: z.int().min(1).max(600).default(120).describe("Time limit of the whole test run."),
+  isolation: z
+    .enum(["process", "none"])
+    .default("process")
+    .describe(
+      "process (default): the tests run in a process of their own that the program cannot read or touch, and reach the program through a stand-in module whose calls cross as plain data; none: the program is imported into pytest's own process (it could patch pytest: use only for tests that pass functions to the program, monkeypatch it or read its source).",
+    ),
+  call_timeout_seconds: z.int().min(1).max(600).default(30).describe("isolation process: the longest one call into the program may take before the test fails."),
   max_findings: maxFindingsParam,
 });
 
 export const testSuite = defineCheck({
   description:
     // Stryker disable next-line StringLiteral: documentation (GET /checks and the planner's prompt show it), like a .describe() argument
-    "The client's pytest files (checker files) run in a fresh sandbox container against the program (placed as <module>.py). Passes only when pytest exits 0 AND its JUnit XML report agrees: at least min_tests tests, none failed, errored or skipped. The solution's own conftest/ini files are ignored. Trusts the test process (see the README); cases does not.",
+    "The client's pytest files (checker files) run against the program (placed as <module>.py). Passes only when pytest exits 0 AND its JUnit XML report agrees: at least min_tests tests, none failed, errored or skipped. isolation process (the default): the tests run in a process of their own that the program can neither read nor touch, reaching the program through a stand-in module whose calls cross as plain data; isolation none: the program is imported into pytest's process (docs/checks.md says what each trusts).",
   params,
   example: { tests: ["test_solution.py"], module: "solution", min_tests: 3 },
-  publicParams: ["module", "min_tests", "timeout_seconds"],
+  publicParams: ["module", "min_tests", "timeout_seconds", "isolation", "call_timeout_seconds"],
   checkerFiles: (p) => p.tests,
   sandbox(p, ctx) {
-    const tests = p.tests.flatMap((name) => {
-      const file = ctx.checkerFiles.find((f) => f.name === name);
-      return file ? [{ path: `tests/${name}`, content: file.content }] : [];
-    });
-    if (tests.length !== p.tests.length) return [];
+    const missing = p.tests.some((name) => !ctx.checkerFiles.some((f) => f.name === name));
+    if (missing) return [];
+    const testFile = (dir: string) => (name: string) => ({ path: `${dir}tests/${name}`, content: ctx.checkerFiles.find((f) => f.name === name)!.content });
     const collect = p.tests.filter((n) => n !== "conftest.py").map((n) => `tests/${n}`);
+    const junitArgs = ["-p", "no:cacheprovider", "-q", "-o", "junit_family=xunit2"];
+    if (p.isolation === "none") {
+      return [
+        {
+          files: [{ path: `${p.module}.py`, content: Buffer.from(ctx.program.source) }, { path: ".loopsmith/pytest.ini", content: Buffer.from(PYTEST_INI) }, ...p.tests.map(testFile(""))],
+          // -c: our empty ini, so no configuration file of the solution's is read; --confcutdir: conftest.py
+          // files are loaded from tests/ only (a program named conftest.py is never a plugin); explicit
+          // paths: only the client's files are collected.
+          command: ["python3", "-m", "pytest", "-c", "/work/.loopsmith/pytest.ini", "--rootdir=/work/tests", "--confcutdir=/work/tests", ...junitArgs, `--junitxml=/work/out/${JUNIT}`, ...collect],
+          env: { PYTHONPATH: "/work" },
+          timeoutMs: p.timeout_seconds * 1000,
+        },
+      ];
+    }
+    // The judge's directory holds the tests, the stand-in and pytest's entry; the program's side holds the
+    // program and the server that answers for it. -I: nothing from the environment or a user site runs in
+    // the judge; -B: no bytecode written (its directory is its own anyway).
+    const judgeDir = JUDGE_DIR;
     return [
       {
-        files: [{ path: `${p.module}.py`, content: Buffer.from(ctx.program.source) }, { path: ".loopsmith/pytest.ini", content: Buffer.from(PYTEST_INI) }, ...tests],
-        // -c: our empty ini, so no configuration file of the solution's is read; --confcutdir: conftest.py
-        // files are loaded from tests/ only (a program named conftest.py is never a plugin); explicit
-        // paths: only the client's files are collected.
-        command: [
-          "python3", "-m", "pytest", "-c", "/work/.loopsmith/pytest.ini", "--rootdir=/work/tests", "--confcutdir=/work/tests",
-          "-p", "no:cacheprovider", "-q", "-o", "junit_family=xunit2", `--junitxml=/work/out/${JUNIT}`, ...collect,
+        files: [
+          { path: `${p.module}.py`, content: Buffer.from(ctx.program.source) },
+          { path: ".loopsmith/loopsmith_server.py", content: Buffer.from(BRIDGE_SERVER_PY) },
+          { path: ".loopsmith/loopsmith_wire.py", content: Buffer.from(BRIDGE_WIRE_PY) },
+          { path: `${judgeDir}/loopsmith_judge.py`, content: Buffer.from(JUDGE_PYTEST_PY) },
+          { path: `${judgeDir}/loopsmith_bridge.py`, content: Buffer.from(BRIDGE_CLIENT_PY) },
+          { path: `${judgeDir}/loopsmith_wire.py`, content: Buffer.from(BRIDGE_WIRE_PY) },
+          { path: `${judgeDir}/${p.module}.py`, content: Buffer.from(STAND_IN) },
+          { path: `${judgeDir}/pytest.ini`, content: Buffer.from(PYTEST_INI) },
+          ...p.tests.map(testFile(`${judgeDir}/`)),
         ],
-        env: { PYTHONPATH: "/work" },
+        command: ["python3", ".loopsmith/loopsmith_server.py", p.module],
+        judge: {
+          dir: judgeDir,
+          command: ["python3", "-I", "-B", "loopsmith_judge.py", "-c", "pytest.ini", "--rootdir=tests", "--confcutdir=tests", ...junitArgs, `--junitxml=out/${JUNIT}`, ...collect],
+          env: { LOOPSMITH_MODULE: p.module, LOOPSMITH_CALL_TIMEOUT: String(p.call_timeout_seconds), HOME: `/work/${judgeDir}` },
+        },
         timeoutMs: p.timeout_seconds * 1000,
       },
     ];
   },
   run(p, ctx): CheckResult {
-    const run = ctx.runs[0];
-    if (run === undefined) return { passed: false, message: "the tests were not run (a test file is missing from the checker files)", publicMessage: "the tests were not run" };
-    if (run.timedOut) return fail(`the test run hit its time limit of ${p.timeout_seconds} s`);
-    if (run.oomKilled) return fail("the test run ran out of memory");
+    const raw = ctx.runs[0];
+    if (raw === undefined) return { passed: false, message: "the tests were not run (a test file is missing from the checker files)", publicMessage: "the tests were not run" };
+    if (raw.timedOut) return fail(`the test run hit its time limit of ${p.timeout_seconds} s`);
+    if (raw.oomKilled) return fail("the test run ran out of memory");
+    if (p.isolation === "process" && raw.judge === undefined) return fail("the tests' process did not run (no judge outcome came back)", raw);
+    // With a judge, pytest's exit code and report are the judge's: the program's own run is only its server.
+    const run: RunEvidence = raw.judge ? { ...raw, exitCode: raw.judge.exitCode, artifacts: raw.judge.files, artifactErrors: raw.judge.errors } : raw;
     const report = readJunit(run);
     if (!report.ok) return fail(`${report.message} (pytest exit code ${run.exitCode}${exitMeaning(run.exitCode)})`, run);
     const { cases } = report;
@@ -78,9 +119,10 @@ export const testSuite = defineCheck({
     // and an exception type only when it is one of Python's own (the rest is in the note, for the client).
     const findings: (Finding & { note: string })[] = bad.slice(0, p.max_findings).map((c) => {
       const at = locate(c.id, known);
+      // A parametrised test's id carries its parameters, which often hold the expected answer
+      // (test_price[3-1234.56]): they stay in the note, which a model sees only at reveal "full".
       return {
         where: `${at.where} ${c.outcome}`,
-        ...(at.params ? { input: at.params } : {}),
         ...(c.type ? { actual: safeExceptionName(c.type) } : {}),
         note: clipText([`${c.id}${c.type ? ` (${c.type})` : ""}`, c.message ?? ""].filter(Boolean).join(": "), 1500),
       };
