@@ -169,3 +169,29 @@ export default async function* observer(source) {
   yield "";
 }
 `;
+
+/** Loaded into every node process of a test run: assert, node:test and what they compare with, frozen. */
+export const COMMAND_NODE_FREEZE_MJS = String.raw`// Loaded (--import) into every process of a command check's node test run, before any test file or code
+// of the attempt's: the assertion library the client's tests use, node:test, and the comparisons assert
+// relies on cannot be replaced afterwards (an attempt's module that sets assert.equal = () => {} then
+// throws in strict code and changes nothing in sloppy code).
+import assert from "node:assert";
+import * as test from "node:test";
+import util from "node:util";
+
+const seal = (o) => {
+  if (o === null || (typeof o !== "object" && typeof o !== "function")) return;
+  for (const key of Reflect.ownKeys(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, key);
+    if (d && "value" in d && typeof d.value === "function" && d.value !== Function.prototype) Object.freeze(d.value);
+  }
+  Object.freeze(o);
+};
+seal(assert.strict);
+seal(assert);
+seal(test.default ?? test);
+for (const name of ["is", "keys", "getOwnPropertyNames", "getPrototypeOf", "entries"]) {
+  Object.defineProperty(Object, name, { value: Object[name], writable: false, configurable: false });
+}
+Object.defineProperty(util, "isDeepStrictEqual", { value: util.isDeepStrictEqual, writable: false, configurable: false });
+`;

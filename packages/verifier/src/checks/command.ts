@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineCheck } from "../define";
 import { clipText } from "../format";
 import { JUNIT, readJunit, type TestCase } from "../lib/junit";
-import { COMMAND_EXEC_PY, COMMAND_NODE_OBSERVER_MJS, COMMAND_PYTEST_PY } from "./command-harness";
+import { COMMAND_EXEC_PY, COMMAND_NODE_FREEZE_MJS, COMMAND_NODE_OBSERVER_MJS, COMMAND_PYTEST_PY } from "./command-harness";
 import { PYTEST_SHADOWS } from "../lib/python";
 import type { CheckResult, CheckRunRequest, Finding, RunEvidence } from "../types";
 import { applyAttempt, isLocked } from "../workspace";
@@ -26,6 +26,7 @@ const JUNIT_PATH = `/work/out/${JUNIT}`;
 /** Where the check's own harness files sit (root's and read-only during the run). */
 const HARNESS = ".loopsmith-judge";
 const OBSERVER = `/work/${HARNESS}/loopsmith_observer.mjs`;
+const FREEZE = `/work/${HARNESS}/loopsmith_freeze.mjs`;
 const NODE_REPORTERS = ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${OBSERVER}`, "--test-reporter-destination=stdout"];
 const PYCACHE = "pycache_prefix=/tmp/.loopsmith-pycache";
 /** npm test's observer events (node does not pass the channel's descriptor through npm and its shell). */
@@ -57,7 +58,8 @@ const PYTEST_CONFIG = ["conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml"
 // package, name.py, a sourceless name.pyc, an extension name.cpython-311-x86_64-linux-gnu.so): the name is
 // what comes before the first dot. importlib.metadata reads a *.dist-info / *.egg-info there, whose entry
 // points register pytest plugins.
-const shadowsPytest = (top: string) => PYTEST_SHADOWS.includes(top.split(".")[0]!) || /\.(?:dist|egg)-info$/.test(top);
+// Python's metadata lookup matches *.dist-info names case-insensitively (Evil.DIST-INFO counts).
+const shadowsPytest = (top: string) => PYTEST_SHADOWS.includes(top.split(".")[0]!) || /\.(?:dist|egg)-info$/i.test(top);
 
 /** Files that configure the runner: an attempt may not add or change them either (they could switch the tests off). */
 function runnerConfig(run: Preset, path: string): boolean {
@@ -145,11 +147,11 @@ function commandOf(run: Preset, args: string[], script: string | undefined): { c
     case "tsc":
       return { command: ["tsc", "--noEmit", "--pretty", "false", ...args], env: {}, runtime: "node", channel: false };
     case "node_test":
-      return { command: ["node", "--import", TS_REGISTER, "--test", ...NODE_REPORTERS, ...args], env: {}, runtime: "node", channel: true };
+      return { command: ["node", "--import", FREEZE, "--import", TS_REGISTER, "--test", ...NODE_REPORTERS, ...args], env: {}, runtime: "node", channel: true };
     case "npm_test":
       return {
         command: ["npm", "test", ...(args.length ? ["--", ...args] : [])],
-        env: { ...npmQuiet, NODE_OPTIONS: [`--import=${TS_REGISTER}`, ...NODE_REPORTERS].join(" "), LOOPSMITH_OBSERVER_FILE: `/work/out/${OBSERVED_FILE}` },
+        env: { ...npmQuiet, NODE_OPTIONS: [`--import=${FREEZE}`, `--import=${TS_REGISTER}`, ...NODE_REPORTERS].join(" "), LOOPSMITH_OBSERVER_FILE: `/work/out/${OBSERVED_FILE}` },
         runtime: "node",
         channel: false,
       };
@@ -201,6 +203,7 @@ export const command = defineCheck({
       { path: `${HARNESS}/loopsmith_pytest.py`, content: Buffer.from(COMMAND_PYTEST_PY) },
       { path: `${HARNESS}/loopsmith_exec.py`, content: Buffer.from(COMMAND_EXEC_PY) },
       { path: `${HARNESS}/loopsmith_observer.mjs`, content: Buffer.from(COMMAND_NODE_OBSERVER_MJS) },
+      { path: `${HARNESS}/loopsmith_freeze.mjs`, content: Buffer.from(COMMAND_NODE_FREEZE_MJS) },
     ];
     const files = [...applied.files.filter((f) => !f.path.startsWith(`${HARNESS}/`)), ...harness];
     const protect = files.filter((f) => (original.has(f.path) && locked(f.path)) || f.path.startsWith(`${HARNESS}/`)).map((f) => f.path);
