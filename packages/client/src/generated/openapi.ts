@@ -758,6 +758,8 @@ export interface components {
             feedback: string;
             hidden: boolean;
             findings: components["schemas"]["CheckFindingInput"][];
+            /** @description Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected. */
+            tampered?: string;
         };
         ScriptedModelScriptInput: {
             plan: components["schemas"]["PlanInput"];
@@ -1768,6 +1770,8 @@ export interface components {
             feedback: string;
             hidden: boolean;
             findings: components["schemas"]["CheckFinding"][];
+            /** @description Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected. */
+            tampered?: string;
         };
         ScriptedModelScript: {
             plan: components["schemas"]["Plan"];
