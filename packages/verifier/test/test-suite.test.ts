@@ -1,8 +1,11 @@
 // The test_suite check judged on crafted pytest evidence (exit code + JUnit XML), without services
 // (issue 18): zero tests, min_tests at its edge, exit code and report disagreeing, forged test names,
-// skips and errors, and what a hidden check shows a model.
+// skips and errors, and what a hidden check shows a model. issue 26: with isolation "process" (the default)
+// pytest runs in a judge process of its own, so its exit code and report are the judge's (run.judge); the
+// program's run is only the server answering for it. Its real runs are in tests/e2e/checks/.
 import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
+import { BRIDGE_CLIENT_PY, BRIDGE_SERVER_PY, BRIDGE_WIRE_PY, JUDGE_PYTEST_PY } from "../src/checks/bridge-py";
 import { checkerFilesOf, listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
 import { check, emptyCtx, file } from "./support";
 
@@ -17,7 +20,29 @@ function junit(cases: Case[], wrap = true): string {
   const suite = `<testsuite name="pytest" tests="${cases.length}">${tcs}</testsuite>`;
   return `<?xml version="1.0" encoding="utf-8"?>${wrap ? `<testsuites>${suite}</testsuites>` : suite}`;
 }
+/** The program's own run under isolation process: its server is killed when the judge ends. */
+const SERVER_KILLED = 137;
+/**
+ * A run under isolation "process": pytest's exit code (`exitCode` here) and its report are the judge's; the
+ * program's side exited SERVER_KILLED and returned nothing. The rest of `over` is the program's run.
+ */
 function evidence(report: string | null, over: Partial<RunEvidence> = {}): RunEvidence {
+  const { exitCode = 0, ...program } = over;
+  return {
+    exitCode: SERVER_KILLED,
+    timedOut: false,
+    oomKilled: false,
+    stdout: "",
+    stderr: "",
+    durationMs: 900,
+    artifacts: [],
+    artifactErrors: [],
+    judge: { exitCode, files: report === null ? [] : [file("junit.xml", report)], errors: [] },
+    ...program,
+  };
+}
+/** A run under isolation "none": pytest ran in the program's own run. */
+function plainEvidence(report: string | null, over: Partial<RunEvidence> = {}): RunEvidence {
   return { exitCode: 0, timedOut: false, oomKilled: false, stdout: "", stderr: "", durationMs: 900, artifacts: report === null ? [] : [file("junit.xml", report)], artifactErrors: [], ...over };
 }
 function judge(runs: RunEvidence[], params: Record<string, unknown> = {}, over: Partial<CheckSpec> = {}) {
@@ -30,8 +55,63 @@ const ALL = [passedCase("test_add"), passedCase("test_neg", "tests.test_solution
 const failure = (message: string, text: string, type?: string) => `<failure message="${message}"${type ? ` type="${type}"` : ""}>${text}</failure>`;
 
 describe("test_suite: the run request", () => {
-  it("runs only the client's files under our own ini, with the program as <module>.py", () => {
-    const [req, ...rest] = planCheckRuns(check("test_suite", { tests: ["test_solution.py", "conftest.py"], module: "prog", timeout_seconds: 30 }), { program: PROGRAM, checkerFiles: [TESTS, CONFTEST], inputs: [] });
+  const ctx = { program: PROGRAM, checkerFiles: [TESTS, CONFTEST], inputs: [] };
+  const PYTEST_ARGS = ["-p", "no:cacheprovider", "-q", "-o", "junit_family=xunit2"];
+
+  it("isolation process (the default): the program and its server on one side, the tests and a stand-in in the judge's directory", () => {
+    const [req, ...rest] = planCheckRuns(check("test_suite", { tests: ["test_solution.py", "conftest.py"], module: "prog", timeout_seconds: 30 }), ctx);
+    expect(rest).toEqual([]);
+    const files = Object.fromEntries(req!.files.map((f) => [f.path, f.content.toString()]));
+    expect(Object.keys(files)).toEqual([
+      "prog.py",
+      ".loopsmith/loopsmith_server.py",
+      ".loopsmith/loopsmith_wire.py",
+      ".judge/loopsmith_judge.py",
+      ".judge/loopsmith_bridge.py",
+      ".judge/loopsmith_wire.py",
+      ".judge/prog.py",
+      ".judge/pytest.ini",
+      ".judge/tests/test_solution.py",
+      ".judge/tests/conftest.py",
+    ]);
+    expect(files["prog.py"]).toBe(PROGRAM.source);
+    expect(files[".loopsmith/loopsmith_server.py"]).toBe(BRIDGE_SERVER_PY);
+    expect(files[".loopsmith/loopsmith_wire.py"]).toBe(BRIDGE_WIRE_PY);
+    expect(files[".judge/loopsmith_judge.py"]).toBe(JUDGE_PYTEST_PY);
+    expect(files[".judge/loopsmith_bridge.py"]).toBe(BRIDGE_CLIENT_PY);
+    expect(files[".judge/loopsmith_wire.py"]).toBe(BRIDGE_WIRE_PY);
+    expect(files[".judge/pytest.ini"]).toBe("[pytest]\n");
+    expect(files[".judge/tests/test_solution.py"]).toBe(TESTS.content.toString());
+    expect(files[".judge/tests/conftest.py"]).toBe(CONFTEST.content.toString());
+    // The module the tests import under the program's name is the stand-in, never the program.
+    expect(files[".judge/prog.py"]).toMatch(/^# Stands in for the program[^\n]*\nimport loopsmith_bridge\nloopsmith_bridge\.install\(globals\(\)\)\n$/);
+    // Hidden tests sit only in the judge's directory (its own, unreadable to the program); the program only outside it.
+    for (const [path, text] of Object.entries(files)) {
+      if (text === TESTS.content.toString() || text === CONFTEST.content.toString()) expect(path, path).toMatch(/^\.judge\/tests\//);
+      if (text === PROGRAM.source) expect(path).toBe("prog.py");
+    }
+    expect(req!.command).toEqual(["python3", ".loopsmith/loopsmith_server.py", "prog"]);
+    expect(req!.judge).toEqual({
+      dir: ".judge",
+      command: ["python3", "-I", "-B", "loopsmith_judge.py", "-c", "pytest.ini", "--rootdir=tests", "--confcutdir=tests", ...PYTEST_ARGS, "--junitxml=out/junit.xml", "tests/test_solution.py"],
+      env: { LOOPSMITH_MODULE: "prog", LOOPSMITH_CALL_TIMEOUT: "30", HOME: "/work/.judge" },
+    });
+    // Nothing of the judge's reaches the program's environment.
+    expect(req!.env).toBeUndefined();
+    expect(req!.timeoutMs).toBe(30_000);
+  });
+
+  it("isolation process: the stand-in takes the module's name, and call_timeout_seconds reaches the judge", () => {
+    const [req] = planCheckRuns(check("test_suite", { tests: ["test_solution.py"], call_timeout_seconds: 7 }), ctx);
+    expect(req!.files.map((f) => f.path)).toContain(".judge/solution.py");
+    expect(req!.files.map((f) => f.path)).toContain("solution.py");
+    expect(req!.command).toEqual(["python3", ".loopsmith/loopsmith_server.py", "solution"]);
+    expect(req!.judge!.env).toEqual({ LOOPSMITH_MODULE: "solution", LOOPSMITH_CALL_TIMEOUT: "7", HOME: "/work/.judge" });
+    expect(planCheckRuns(check("test_suite", { tests: ["test_solution.py"] }), ctx)[0]!.judge!.env!.LOOPSMITH_CALL_TIMEOUT).toBe("30");
+  });
+
+  it("isolation none: the former request, the program imported into pytest's process under our own ini", () => {
+    const [req, ...rest] = planCheckRuns(check("test_suite", { tests: ["test_solution.py", "conftest.py"], module: "prog", timeout_seconds: 30, isolation: "none" }), ctx);
     expect(rest).toEqual([]);
     expect(req!.files.map((f) => f.path)).toEqual(["prog.py", ".loopsmith/pytest.ini", "tests/test_solution.py", "tests/conftest.py"]);
     expect(req!.files[0]!.content.toString()).toBe(PROGRAM.source);
@@ -42,7 +122,14 @@ describe("test_suite: the run request", () => {
       "-p", "no:cacheprovider", "-q", "-o", "junit_family=xunit2", "--junitxml=/work/out/junit.xml", "tests/test_solution.py",
     ]);
     expect(req!.env).toEqual({ PYTHONPATH: "/work" });
+    expect(req!.judge).toBeUndefined();
     expect(req!.timeoutMs).toBe(30_000);
+  });
+
+  it("isolation and call_timeout_seconds: their values and bounds", () => {
+    const valid = (params: Record<string, unknown>) => validateCheckSpec(check("test_suite", { tests: ["test_solution.py"], ...params }), { checkerFiles: ["test_solution.py"] }).ok;
+    for (const ok of [{ isolation: "process" }, { isolation: "none" }, { call_timeout_seconds: 1 }, { call_timeout_seconds: 600 }]) expect(valid(ok), JSON.stringify(ok)).toBe(true);
+    for (const bad of [{ isolation: "container" }, { isolation: "" }, { call_timeout_seconds: 0 }, { call_timeout_seconds: 601 }, { call_timeout_seconds: 1.5 }, { call_timeout_seconds: "5" }]) expect(valid(bad), JSON.stringify(bad)).toBe(false);
   });
 
   it("plans no run when a test file is missing from the checker files", () => {
@@ -83,7 +170,7 @@ describe("test_suite: judging the evidence", () => {
     expect(o.feedback.split("\n")[0]).toBe("2 tests: 1 passed, 1 failed, 0 errors, 0 skipped");
   });
 
-  it("shows parameters as input, a failure's own type attribute, and hides types that are not Python's", () => {
+  it("keeps parameters in the note only, shows a failure's own type attribute, and hides types that are not Python's", () => {
     const cases = [
       { name: "test_param[secret-42]", body: failure("boom", "x", "Secret42Error") },
       { name: "test_add", body: failure("m", "tests/test_solution.py:4: ValueError") },
@@ -91,7 +178,7 @@ describe("test_suite: judging the evidence", () => {
     ];
     const o = judge([evidence(junit(cases), { exitCode: 1 })]);
     expect(o.findings).toEqual([
-      { where: "test_solution::test_param failed", input: "[secret-42]", actual: "an exception", note: "tests.test_solution::test_param[secret-42] (Secret42Error): boom\nx" },
+      { where: "test_solution::test_param failed", actual: "an exception", note: "tests.test_solution::test_param[secret-42] (Secret42Error): boom\nx" },
       { where: "test_solution::test_add failed", actual: "ValueError", note: "tests.test_solution::test_add (ValueError): m\ntests/test_solution.py:4: ValueError" },
       { where: "a test the client's files do not define failed", note: "tests.test_solution::test_forged: m\nno type line" },
     ]);
@@ -161,6 +248,81 @@ describe("test_suite: judging the evidence", () => {
   });
 });
 
+// issue 26: under isolation "process" the verdict is read from the judge's process only.
+describe("test_suite: the judge's outcome (isolation process)", () => {
+  it("reads pytest's exit code and report from the judge, whatever the program's own run exited", () => {
+    for (const programExit of [SERVER_KILLED, 0, 1, -1]) expect(judge([evidence(junit(ALL), { exitCode: 0 })].map((r) => ({ ...r, exitCode: programExit }))).passed, String(programExit)).toBe(true);
+    const failing = judge([{ ...evidence(junit(ALL), { exitCode: 1 }), exitCode: 0 }]);
+    expect(failing.message).toBe("pytest exited 1 (tests failed) although its report lists 3 tests: 3 passed, 0 failed, 0 errors, 0 skipped: the two disagree, so neither is trusted");
+  });
+
+  it("ignores a report the program wrote in its own output", () => {
+    // The program's out/ is its own to write: a passing junit.xml there proves nothing.
+    const forged = [file("junit.xml", junit(ALL))];
+    const noReport = judge([evidence(null, { exitCode: 1, artifacts: forged })]);
+    expect(noReport).toMatchObject({ passed: false, message: "pytest wrote no JUnit report (pytest exit code 1 (tests failed))" });
+    const failed = judge([evidence(junit([{ name: "test_add", body: failure("assert 2 == 3", "") }]), { exitCode: 1, artifacts: forged })]);
+    expect(failed).toMatchObject({ passed: false, message: expect.stringMatching(/^1 test: 0 passed, 1 failed/) });
+  });
+
+  it("fails closed when the judge's outcome is missing", () => {
+    const { judge: _gone, ...noJudge } = evidence(junit(ALL));
+    const o = judge([{ ...noJudge, exitCode: 0, artifacts: [file("junit.xml", junit(ALL))], stderr: "server: bye\n" }], {}, { hidden: true });
+    expect(o).toMatchObject({ passed: false, message: 'the tests\' process did not run (no judge outcome came back); last stderr line: "server: bye"' });
+    expect(o.feedback).toBe("the tests' process did not run (no judge outcome came back)");
+    // A timeout or an OOM kill is named as such, judge or not.
+    expect(judge([{ ...noJudge, timedOut: true }], { timeout_seconds: 4 }).message).toBe("the test run hit its time limit of 4 s");
+    expect(judge([{ ...noJudge, oomKilled: true }]).message).toBe("the test run ran out of memory");
+  });
+
+  it("a timeout or an OOM kill of the run fails even when the judge reported a pass", () => {
+    expect(judge([evidence(junit(ALL), { timedOut: true })]).passed).toBe(false);
+    expect(judge([evidence(junit(ALL), { oomKilled: true })]).passed).toBe(false);
+  });
+});
+
+describe("test_suite: isolation none reads the program's own run", () => {
+  const none = (runs: RunEvidence[], params: Record<string, unknown> = {}, over: Partial<CheckSpec> = {}) => judge(runs, { isolation: "none", ...params }, over);
+
+  it("passes on exit 0 and a passing report, and needs no judge", () => {
+    expect(none([plainEvidence(junit(ALL))])).toMatchObject({ passed: true, message: "3 tests: 3 passed, 0 failed, 0 errors, 0 skipped" });
+    expect(none([plainEvidence(junit(ALL))], { min_tests: 4 }).message).toBe("3 tests: 3 passed, 0 failed, 0 errors, 0 skipped; fewer than the required 4");
+  });
+
+  it("fails on the run's own exit code, a failed test and a missing report", () => {
+    expect(none([plainEvidence(junit(ALL), { exitCode: 1 })]).message).toMatch(/^pytest exited 1 \(tests failed\) although its report lists 3 tests/);
+    expect(none([plainEvidence(junit([passedCase("test_add"), { name: "test_param", body: failure("m", "t") }]), { exitCode: 1 })]).message).toMatch(/^2 tests: 1 passed, 1 failed/);
+    expect(none([plainEvidence(null, { exitCode: 5 })]).message).toBe("pytest wrote no JUnit report (pytest exit code 5 (no tests collected))");
+    expect(none([plainEvidence(junit([]))]).message).toBe("no tests were collected (pytest exit code 0): every test must run");
+    expect(none([plainEvidence(junit(ALL), { timedOut: true })], { timeout_seconds: 3 }).message).toBe("the test run hit its time limit of 3 s");
+  });
+});
+
+// issue 26: a parametrised test's id often carries the expected answer (test_price[3-1234.56]).
+describe("test_suite: a parametrised test's parameters reach a model only at reveal full", () => {
+  const failed = [{ name: "test_param[1-2]", body: failure("assert 3 == 2", "tests/test_solution.py:14: AssertionError") }];
+  const at = (reveal: "verdict" | "input" | "full") => judge([evidence(junit(failed), { exitCode: 1 })], {}, { hidden: true, reveal });
+
+  it("input (the default) and verdict: the feedback names the test without its parameters", () => {
+    for (const reveal of ["input", "verdict"] as const) {
+      const o = at(reveal);
+      expect(o.passed).toBe(false);
+      expect(o.feedback, reveal).not.toContain("[1-2]");
+      expect(o.feedback, reveal).toContain("test_solution::test_param failed");
+    }
+    expect(at("input").feedback).toBe("1 test: 0 passed, 1 failed, 0 errors, 0 skipped\n  - test_solution::test_param failed | got: AssertionError");
+    expect(judge([evidence(junit(failed), { exitCode: 1 })]).feedback).not.toContain("[1-2]");
+  });
+
+  it("full: the note carries them", () => {
+    const o = at("full");
+    expect(o.feedback).toContain("tests.test_solution::test_param[1-2] (AssertionError): assert 3 == 2");
+    expect(o.findings).toEqual([{ where: "test_solution::test_param failed", actual: "AssertionError", note: "tests.test_solution::test_param[1-2] (AssertionError): assert 3 == 2\ntests/test_solution.py:14: AssertionError" }]);
+    // The client's own message always has them.
+    expect(at("input").message).toContain("test_param[1-2]");
+  });
+});
+
 // issue 18: what the first mutation run of checks-run let through.
 describe("test_suite: the edges mutation testing found", () => {
   it("places the program as solution.py by default, and takes only an identifier as the module name", () => {
@@ -177,11 +339,12 @@ describe("test_suite: the edges mutation testing found", () => {
     for (const fine of ["pytest_helpers", "Pytest", "solution"]) expect(valid(fine), fine).toBe(true);
   });
 
-  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests and the time limit", () => {
+  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests, the time limits and the isolation", () => {
     const spec = check("test_suite", { tests: ["test_solution.py"] });
     expect(visibilityOf(spec).hidden).toBe(true);
     expect(checkerFilesOf(spec)).toEqual(["test_solution.py"]);
-    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120 });
+    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "process", call_timeout_seconds: 30 });
+    expect(publicCheck({ ...check("test_suite", { tests: ["test_solution.py"], isolation: "none", call_timeout_seconds: 5 }), hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "none", call_timeout_seconds: 5 });
     const entry = listChecks().find((c) => c.id === "test_suite")!;
     expect(entry.runsCode).toBe(true);
     expect(validateCheckSpec(check("test_suite", entry.example), { checkerFiles: ["test_solution.py"] }).ok).toBe(true);
