@@ -104,4 +104,18 @@ describe("command check in the Python image", () => {
     expect(sneaky.passed).toBe(false);
     expect(sneaky.message).toMatch(/changed files it may not change \(conftest\.py\)/);
   }, 60_000);
+
+  it("pytest: a client's passing unittest.TestCase suite passes, a failing one fails, neither is taken for tampering (issue 26)", async () => {
+    // pytest 7.2 (the image's) replaces a unittest test's method at setup, after collection: the observer
+    // must still see its body run, or an honest suite reads as a report of tests that never ran.
+    const unit = [f("calc.py", "def add(a, b):\n    return a - b\n"), f("tests/test_calc.py", "import unittest\nfrom calc import add\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n")];
+    const params = { run: "pytest", args: ["tests"], min_tests: 2 };
+    const fixed = f("calc.py", "def add(a, b):\n    return a + b\n");
+    const good = await check({ id: "command", params }, { original: unit, attempt: [fixed], language: "python" });
+    expect(good.tampered, good.message).toBeUndefined();
+    expect(good, good.message).toMatchObject({ passed: true, message: expect.stringContaining("2 tests: 2 passed") });
+    const bad = await check({ id: "command", params }, { original: unit, attempt: [unit[0]!], language: "python" });
+    expect(bad.tampered, bad.message).toBeUndefined();
+    expect(bad.message).toMatch(/2 tests: 1 passed, 1 failed/);
+  }, 60_000);
 });

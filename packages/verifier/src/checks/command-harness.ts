@@ -9,13 +9,15 @@ export const COMMAND_PYTEST_PY = String.raw`# pytest as a command check's judge 
 # test body's start and end, each report, the session's end), which LoopSmith compares with the JUnit
 # report: a test body that never ran, or raised, under a passing report, or a run that ended before pytest
 # did, is tampering.
-import functools, inspect, json, os, sys
+import functools, inspect, json, os, sys, weakref
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
 WORK = sys.argv[1]
 sys.path.append(WORK)
 CHANNEL = 3
 os.set_inheritable(CHANNEL, False)
+
+import pytest  # noqa: E402
 
 
 def send(ev):
@@ -28,9 +30,17 @@ def send(ev):
 
 
 class Observer:
+    def __init__(self):
+        self._bodies = weakref.WeakSet()
+
     def _wrap(self, nodeid, fn):
         if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn) or not callable(fn):
             return fn
+        try:
+            if fn in self._bodies:
+                return fn
+        except TypeError:
+            pass
 
         @functools.wraps(fn)
         def body(*args, **kwargs):
@@ -43,16 +53,26 @@ class Observer:
             send({"ev": "returned", "id": nodeid})
             return result
 
+        self._bodies.add(body)
         return body
+
+    def _observe(self, item):
+        if hasattr(item, "_obj") or hasattr(type(item), "obj"):
+            try:
+                item.obj = self._wrap(item.nodeid, item.obj)
+            except Exception:
+                pass
 
     def pytest_collection_finish(self, session):
         for item in session.items:
-            if hasattr(item, "_obj") or hasattr(type(item), "obj"):
-                try:
-                    item.obj = self._wrap(item.nodeid, item.obj)
-                except Exception:
-                    pass
+            self._observe(item)
         send({"ev": "collected", "ids": [item.nodeid for item in session.items]})
+
+    # Again just before the call: pytest 7.2 gives a unittest.TestCase test a fresh method at setup
+    # (TestCaseFunction.setup), which would otherwise run unobserved and read as a body that never ran.
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item):
+        self._observe(item)
 
     def pytest_runtest_logreport(self, report):
         send({"ev": "report", "id": report.nodeid, "when": report.when, "outcome": report.outcome})
@@ -60,8 +80,6 @@ class Observer:
     def pytest_sessionfinish(self, session, exitstatus):
         send({"ev": "finish", "exitstatus": int(exitstatus)})
 
-
-import pytest  # noqa: E402
 
 sys.exit(pytest.main(sys.argv[2:], plugins=[Observer()]))
 `;
