@@ -78,13 +78,16 @@ function hiddenGoal(canary: string, reveal: "input" | "full") {
     inputs: [{ name: "data.csv", text: "id\n1\n" }],
     checker_files: [
       { name: "expected.csv", text: `id,value\n1,${canary}\n` },
-      { name: "test_hidden.py", text: `from solution import f\n\ndef test_secret():\n    assert f(1) == "${canary}"\n` },
+      // issue 26: a parametrised test's id carries its parameters (test_param[<canary>]): shown to a model only at reveal full.
+      { name: "test_hidden.py", text: `import pytest\nfrom solution import f\n\ndef test_secret():\n    assert f(1) == "${canary}"\n\n@pytest.mark.parametrize("expected", ["${canary}"])\ndef test_param(expected):\n    assert f(2) == expected\n` },
       { name: "expected.txt", text: `${canary}\n` },
     ],
     checks: [
       { id: "csv_matches", reveal, params: { artifact: "clean.csv", expected_file: "expected.csv" } },
       { id: "cases", hidden: true, reveal, params: { function: "f", cases: [{ args: [1], expected: canary }] } },
       { id: "test_suite", reveal, params: { tests: ["test_hidden.py"] } },
+      // The in-process mode, where the program runs beside the tests and can read them: it smuggles what it finds.
+      { id: "test_suite", reveal, params: { tests: ["test_hidden.py"], isolation: "none" } },
       { id: "json_matches", hidden: true, reveal, params: { artifact: "result.json", pointer: "/answer", expected: canary } },
       { id: "json_schema", hidden: true, reveal, params: { artifact: "result.json", schema: { type: "object", properties: { answer: { const: canary } } } } },
       { id: "text_matches", reveal, params: { artifact: "answer.txt", expected_file: "expected.txt" } },
@@ -118,12 +121,22 @@ describe("hidden material", () => {
     for (const e of goal.executions) expect(JSON.parse(e.stdout_tail)).toEqual({ found: [] });
     // Every hidden check failed and was reported to the models without its material.
     for (const c of goal.checks.filter((c) => c.hidden)) expect(c.latest, c.id).toMatchObject({ passed: false });
-    expect(goal.checks.filter((c) => c.hidden).map((c) => c.id).sort()).toEqual(["cases", "csv_matches", "json_matches", "json_schema", "test_suite", "text_matches"]);
-    // The test-suite container held the client's test, and the program found it there and tried to
-    // smuggle it out: the client's view shows the attempt; no model saw it.
-    const suite = goal.checks.find((c) => c.id === "test_suite")!.latest!;
-    expect(JSON.stringify(suite.findings), suite.message).toContain(canary.slice(PREFIX.length));
-    expect(suite.feedback).not.toContain(canary.slice(PREFIX.length));
+    expect(goal.checks.filter((c) => c.hidden).map((c) => c.id).sort()).toEqual(["cases", "csv_matches", "json_matches", "json_schema", "test_suite", "test_suite", "text_matches"]);
+    // issue 26: with the tests in a process of their own (the default), the program's process could not read
+    // them: it failed both tests with nothing found. The client's view shows its own assertions and the
+    // parametrised id; no model saw either.
+    // Two test_suite checks: told apart by their stored params (the goal's view keys outcomes by check id).
+    const judged = await loop.prisma.checkResult.findMany({ where: { goalId: goal.id, attempt: goal.attempts, checkId: "test_suite" } });
+    const isolated = judged.find((c) => (c.params as { isolation?: string }).isolation === "process");
+    const inProcess = judged.find((c) => (c.params as { isolation?: string }).isolation === "none");
+    expect(isolated!.message).toMatch(/^2 tests: 0 passed, 2 failed/);
+    expect(JSON.stringify(isolated!.findings), isolated!.message).toContain(canary.slice(PREFIX.length));
+    expect(isolated!.feedback).not.toContain(canary.slice(PREFIX.length));
+    expect(isolated!.feedback).toContain("test_hidden::test_param failed");
+    // In-process, the program found the test file and forged a test name and an exception type from it: the
+    // client's view shows the attempt; no model saw it.
+    expect(JSON.stringify(inProcess!.findings), inProcess!.message).toContain(canary.slice(PREFIX.length));
+    expect(inProcess!.feedback).not.toContain(canary.slice(PREFIX.length));
     // The client sees its own material in the results.
     expect(goal.checks.find((c) => c.id === "csv_matches")!.latest!.findings[0]!.expected).toContain(canary);
 
