@@ -20,9 +20,9 @@
 //           uncaught exception); otherwise it execs argv, a pristine process.
 //   stdout: whatever the program printed, then the marker, one JSON line {exitCode, errors}, a tar of
 //           the regular files under /work/out, and the marker again (stderr ends with the marker too). The marker is random per run and reaches only the parent,
-//           through stdin, after the fork; the parent makes itself non-dumpable so that the program,
-//           running under the same uid, cannot read it out of the parent's memory, its stdin or its
-//           /proc entries, nor write to its stdout through /proc.
+//           through stdin, after the fork; the parent runs as root (the program as uid 10001) and makes
+//           itself non-dumpable, so the program cannot read it out of the parent's memory, its stdin or
+//           its /proc entries, nor write to its stdout through /proc.
 //   exit:   the program's exit code (128+N for signal N), so the outcome survives a lost trailer.
 //
 // Python because the image has it (tarfile, dir_fd opens with O_NOFOLLOW, prctl via ctypes). A cold

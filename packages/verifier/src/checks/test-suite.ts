@@ -114,8 +114,9 @@ export const testSuite = defineCheck({
     // Only tests the client's files define count towards min_tests.
     const passed = cases.filter((c) => c.outcome === "passed" && locate(c.id, known).known).length;
     const counts = `${cases.length} test${cases.length === 1 ? "" : "s"}: ${passed} passed, ${count(cases, "failed")} failed, ${count(cases, "error")} errors, ${count(cases, "skipped")} skipped`;
-    // The report is written inside the solution's process, so its names and types are the solution's
-    // to choose: a model sees a test's name only as the client's files spell it, parameters as input,
+    // With isolation none the report is written inside the solution's process, so its names and types
+    // may be the solution's choice; in either mode a parametrised id can carry expected answers. So a model
+    // sees a test's name only as the client's files spell it (parameters only in the note, at reveal full)
     // and an exception type only when it is one of Python's own (the rest is in the note, for the client).
     const findings: (Finding & { note: string })[] = bad.slice(0, p.max_findings).map((c) => {
       const at = locate(c.id, known);
