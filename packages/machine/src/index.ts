@@ -31,7 +31,10 @@ export type WorkingState = (typeof WORKING_STATES)[number];
  * - a model turn that would cross the approval threshold waits in `awaiting_approval`, and resumes in
  *   the state it left (approve) or ends `failed` (reject, timeout);
  * - a step whose infrastructure kept failing past the retry cap parks the goal in `errored` (the
- *   dead-letter list), from which an operator's retry resumes the state it left.
+ *   dead-letter list), from which an operator's retry resumes the state it left;
+ * - an inspector or refiner that declares the goal infeasible ends it `failed` (declared_infeasible), or,
+ *   when the goal asks for a human decision, waits in `awaiting_approval`: approving sends it on to
+ *   `refine`, rejecting (or no answer) ends it `failed`. A give-up never leads to `verified`.
  * Anything not listed raises IllegalTransition.
  */
 export const TRANSITIONS: Readonly<Record<State, readonly State[]>> = {
@@ -58,8 +61,13 @@ export const FAILURE_REASONS = [
   "rejected",
   "approval_timeout",
   "evaluator_rejected",
+  "declared_infeasible",
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
+/** What a goal does when a model declares it infeasible: end `failed`, or ask a human first. */
+export const ON_INFEASIBLE = ["fail", "ask"] as const;
+export type OnInfeasible = (typeof ON_INFEASIBLE)[number];
+
 export type BudgetReason = Extract<FailureReason, "budget_tokens" | "budget_cost" | "budget_wall">;
 
 export type MachineEvent =
@@ -79,6 +87,16 @@ export type MachineEvent =
       /** The progress guard saw this attempt's outcome repeat too often. */
       stuck?: boolean;
     }
+  /**
+   * The inspector or the refiner declared the goal infeasible (say, its tests contradict its objective).
+   * Wins over everything the same inspection says, a "verified" over passing checks included: a model
+   * can give up, never pass. Asking needs an attempt left to go on with.
+   */
+  | { type: "DECLARED_INFEASIBLE"; onInfeasible: OnInfeasible; attemptsLeft: boolean }
+  /** The client approved going on after a give-up: the refiner tries again. */
+  | { type: "GIVE_UP_OVERRULED" }
+  /** The client rejected going on after a give-up, or did not answer in time: the give-up stands. */
+  | { type: "GIVE_UP_UPHELD" }
   /** A model turn failed its schema after the bounded retries. */
   | { type: "MODEL_FAILED" }
   /** The evaluator's self-test (before any model call) showed the checks cannot tell right from wrong. */
@@ -169,6 +187,16 @@ function decide(from: State, event: MachineEvent): Move {
       if (event.stuck) return { from, to: "failed", reason: "stuck" };
       if (event.attempts >= event.maxAttempts) return { from, to: "failed", reason: "budget_attempts" };
       return { from, to: "refine" };
+    case "DECLARED_INFEASIBLE":
+      if (from !== "inspect" && from !== "refine") break;
+      if (event.onInfeasible === "ask" && event.attemptsLeft) return { from, to: "awaiting_approval" };
+      return { from, to: "failed", reason: "declared_infeasible" };
+    case "GIVE_UP_OVERRULED":
+      if (from === "awaiting_approval") return { from, to: "refine" };
+      break;
+    case "GIVE_UP_UPHELD":
+      if (from === "awaiting_approval") return { from, to: "failed", reason: "declared_infeasible" };
+      break;
     case "MODEL_FAILED":
       if (MODEL_STATES.includes(from)) return { from, to: "failed", reason: "model_failure" };
       break;

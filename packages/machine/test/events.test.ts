@@ -18,6 +18,12 @@ const ACCEPTS: { event: MachineEvent; moves: Partial<Record<State, Omit<Move, "f
   { event: { type: "EXECUTED" }, moves: { execute: { to: "inspect" } } },
   { event: { type: "INSPECTED", checksPassed: true, inspectorVerified: true, attempts: 1, maxAttempts: 3 }, moves: { inspect: { to: "verified" } } },
   { event: { type: "INSPECTED", checksPassed: false, inspectorVerified: true, attempts: 1, maxAttempts: 3 }, moves: { inspect: { to: "refine" } } },
+  // issue 27: a give-up, with each policy, and the client's two answers to an asked one.
+  { event: { type: "DECLARED_INFEASIBLE", onInfeasible: "fail", attemptsLeft: true }, moves: { inspect: { to: "failed", reason: "declared_infeasible" }, refine: { to: "failed", reason: "declared_infeasible" } } },
+  { event: { type: "DECLARED_INFEASIBLE", onInfeasible: "ask", attemptsLeft: true }, moves: { inspect: { to: "awaiting_approval" }, refine: { to: "awaiting_approval" } } },
+  { event: { type: "DECLARED_INFEASIBLE", onInfeasible: "ask", attemptsLeft: false }, moves: { inspect: { to: "failed", reason: "declared_infeasible" }, refine: { to: "failed", reason: "declared_infeasible" } } },
+  { event: { type: "GIVE_UP_OVERRULED" }, moves: { awaiting_approval: { to: "refine" } } },
+  { event: { type: "GIVE_UP_UPHELD" }, moves: { awaiting_approval: { to: "failed", reason: "declared_infeasible" } } },
   { event: { type: "MODEL_FAILED" }, moves: Object.fromEntries(MODEL.map((s) => [s, { to: "failed", reason: "model_failure" }])) },
   { event: { type: "EVALUATOR_REJECTED" }, moves: { plan: { to: "failed", reason: "evaluator_rejected" } } },
   { event: { type: "BUDGET_EXHAUSTED", reason: "budget_cost" }, moves: Object.fromEntries(WORKING.map((s) => [s, { to: "failed", reason: "budget_cost" }])) },
@@ -43,13 +49,13 @@ function refusal(fn: () => unknown): IllegalTransition {
 describe("every event in every state", () => {
   it("covers every event type", () => {
     const types = new Set(ACCEPTS.map((a) => a.event.type));
-    expect(types.size).toBe(14);
+    expect(types.size).toBe(17);
   });
 
   for (const { event, moves } of ACCEPTS) {
     for (const state of STATES) {
       const expected = moves[state];
-      const label = `${event.type}${event.type === "INSPECTED" ? `(checks ${String(event.checksPassed)})` : ""} in ${state}`;
+      const label = `${event.type}${event.type === "INSPECTED" ? `(checks ${String(event.checksPassed)})` : ""}${event.type === "DECLARED_INFEASIBLE" ? `(${event.onInfeasible}, attempts left ${String(event.attemptsLeft)})` : ""} in ${state}`;
       if (expected) {
         it(`${label} moves to ${expected.to}`, () => {
           expect(transition(state, event)).toEqual({ from: state, ...expected });

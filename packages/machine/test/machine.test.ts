@@ -157,6 +157,40 @@ describe("transition(state, event)", () => {
     });
   });
 
+  it("issue 27: a give-up ends failed/declared_infeasible, or waits for the client when the goal asks and an attempt is left", () => {
+    for (const from of ["inspect", "refine"] as const) {
+      expect(transition(from, { type: "DECLARED_INFEASIBLE", onInfeasible: "fail", attemptsLeft: true })).toEqual({ from, to: "failed", reason: "declared_infeasible" });
+      expect(transition(from, { type: "DECLARED_INFEASIBLE", onInfeasible: "ask", attemptsLeft: true })).toEqual({ from, to: "awaiting_approval" });
+      // Nothing left to go on with: asking would offer a choice that does not exist.
+      expect(transition(from, { type: "DECLARED_INFEASIBLE", onInfeasible: "ask", attemptsLeft: false })).toEqual({ from, to: "failed", reason: "declared_infeasible" });
+    }
+    for (const from of ["plan", "generate", "execute", "awaiting_approval"] as const)
+      expect(() => transition(from, { type: "DECLARED_INFEASIBLE", onInfeasible: "fail", attemptsLeft: true })).toThrow(IllegalTransition);
+    expect(transition("awaiting_approval", { type: "GIVE_UP_OVERRULED" })).toEqual({ from: "awaiting_approval", to: "refine" });
+    expect(transition("awaiting_approval", { type: "GIVE_UP_UPHELD" })).toEqual({ from: "awaiting_approval", to: "failed", reason: "declared_infeasible" });
+    expect(() => transition("refine", { type: "GIVE_UP_OVERRULED" })).toThrow(IllegalTransition);
+    expect(() => transition("inspect", { type: "GIVE_UP_UPHELD" })).toThrow(IllegalTransition);
+  });
+
+  it("issue 27: no give-up, whatever the policy, state or attempts, reaches verified", () => {
+    const policies = ["fail", "ask"] as const;
+    const events: MachineEvent[] = [
+      ...policies.flatMap((onInfeasible) => [true, false].map((attemptsLeft) => ({ type: "DECLARED_INFEASIBLE", onInfeasible, attemptsLeft }) as MachineEvent)),
+      { type: "GIVE_UP_OVERRULED" },
+      { type: "GIVE_UP_UPHELD" },
+    ];
+    const reached = new Set<State>();
+    for (const e of events)
+      for (const s of STATES) {
+        try {
+          reached.add(transition(s, e).to);
+        } catch (err) {
+          expect(err).toBeInstanceOf(IllegalTransition);
+        }
+      }
+    expect([...reached].sort()).toEqual(["awaiting_approval", "failed", "refine"]);
+  });
+
   it("cancel ends any non-terminal state; terminals stay put", () => {
     for (const s of STATES.filter((s) => !isTerminal(s))) expect(transition(s, { type: "CANCELLED" }).to).toBe("cancelled");
     for (const s of ["verified", "failed", "cancelled"] as const) expect(() => transition(s, { type: "CANCELLED" })).toThrow(IllegalTransition);
