@@ -1,5 +1,5 @@
 import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
-import { FAILURE_REASONS, STATES } from "@loopsmith/machine";
+import { FAILURE_REASONS, ON_INFEASIBLE, STATES } from "@loopsmith/machine";
 import { receiptKeySet, receiptSchema } from "@loopsmith/receipts";
 import { z } from "zod";
 import { checkFinding, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePathProblem } from "./loop";
@@ -158,6 +158,10 @@ export const createGoalBody = z
       .default("full")
       .describe('What the refiner is told: "full" (the run, the failed checks, the diagnosis) or "retry_only" (only that the attempt was wrong: the control arm).'),
     max_attempts: z.int().min(1).max(20).default(DEFAULT_MAX_ATTEMPTS).describe("Executions before the goal ends failed."),
+    on_infeasible: z
+      .enum(ON_INFEASIBLE)
+      .default("fail")
+      .describe('When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed.'),
     execution_timeout_seconds: z.int().min(1).max(600).default(DEFAULT_EXECUTION_TIMEOUT_SECONDS),
     model: modelSpec.optional().describe("The server's default provider when omitted."),
     budget: goalBudget.optional().describe("Caps beyond max_attempts; server defaults fill what is omitted, server maximums bound it."),
@@ -303,6 +307,10 @@ export const failureReport = z
     last_diagnosis: z.string().nullable(),
     last_script: z.string().nullable(),
     stuck_hashes: z.array(z.string()).optional().describe("Set for reason stuck: the outcome hash that repeated, once per repeat."),
+    infeasible: z
+      .object({ reason: z.string(), declared_by: z.enum(["inspector", "refiner"]) })
+      .optional()
+      .describe("Set for reason declared_infeasible: the model's reason for giving up, and which model gave it."),
   })
   .meta({ id: "FailureReport" });
 export type FailureReport = z.infer<typeof failureReport>;
@@ -330,6 +338,7 @@ export const goalView = z
     inputs: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })),
     checker_files: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })).describe("Names and hashes only; the contents stay the client's."),
     feedback: z.enum(FEEDBACK_ARMS).describe("The refiner's arm."),
+    on_infeasible: z.enum(ON_INFEASIBLE).describe("What a model's give-up does: fail, or ask the client (awaiting_approval)."),
     self_test: z
       .unknown()
       .describe("The evaluator self-test's outcome (probes and fixtures with their verdicts); null until PLAN ran it."),
@@ -436,6 +445,12 @@ export const approveBody = z
       .optional()
       .describe("The next spending threshold that pauses the goal again; null or omitted: no further approval needed."),
     budget: goalBudget.optional().describe("Raise (or set) caps while approving."),
+    note: z
+      .string()
+      .min(1)
+      .max(4000)
+      .optional()
+      .describe("Only when the goal waits after a model declared it infeasible: what the refiner is told with the request to try again (which reading of the objective to follow, say)."),
   })
   .strict()
   .meta({ id: "Approval" });

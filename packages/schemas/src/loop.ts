@@ -124,6 +124,18 @@ export const generatedCode = z
   .meta({ id: "GeneratedCode" });
 export type GeneratedCode = z.infer<typeof generatedCode>;
 
+/**
+ * issue 27: a model's honest give-up: the goal cannot be done as asked (say, its tests contradict its
+ * objective). It can only end the goal `failed` (declared_infeasible) or ask the client; never pass it.
+ */
+export const infeasibleDeclaration = z.object({
+  reason: z.string().min(1).max(4000).describe("Why the goal cannot be done as asked, with the evidence (which check or test contradicts which part of the objective)."),
+});
+export type InfeasibleDeclaration = z.infer<typeof infeasibleDeclaration>;
+
+const INFEASIBLE_FIELD =
+  "null, unless the goal cannot be done as asked (for example its tests contradict its objective): then why. This gives up honestly; it never verifies the goal.";
+
 /** INSPECT turn output: judgement only; the machine and the verifier decide the next state. */
 export const inspection = z
   .object({
@@ -131,9 +143,18 @@ export const inspection = z
     failing_checks: z.array(z.string()),
     diagnosis: z.string(),
     fix_hint: z.string(),
+    // Optional here for inspections stored before it existed; the model's schema requires it (inspectorOutput).
+    infeasible: infeasibleDeclaration.nullish().describe(INFEASIBLE_FIELD),
   })
   .meta({ id: "Inspection" });
 export type Inspection = z.infer<typeof inspection>;
+
+/** What the inspector model must answer: every property required (strict structured output), give-up included. */
+export const inspectorOutput = inspection.extend({ infeasible: infeasibleDeclaration.nullable().describe(INFEASIBLE_FIELD) });
+
+/** REFINE turn output: the next program, or (infeasible set) a give-up, the program then returned unchanged. */
+export const refineOutput = generatedCode.extend({ infeasible: infeasibleDeclaration.nullable().describe(INFEASIBLE_FIELD) });
+export type RefineOutput = z.infer<typeof refineOutput>;
 
 /** A located difference in a check's result (see the verifier's Finding). */
 export const checkFinding = z
@@ -177,8 +198,9 @@ export const scriptedScript = z
   .object({
     plan: planOutput,
     generate: generatedCode,
-    inspect: z.array(inspection).min(1),
-    refine: z.array(generatedCode).default([]),
+    // A script written before the give-up existed still parses: no entry gives up unless it says so.
+    inspect: z.array(inspection.extend({ infeasible: infeasibleDeclaration.nullable().default(null) })).min(1),
+    refine: z.array(generatedCode.extend({ infeasible: infeasibleDeclaration.nullable().default(null) })).default([]),
   })
   .meta({ id: "ScriptedModelScript" });
 export type ScriptedScript = z.infer<typeof scriptedScript>;
