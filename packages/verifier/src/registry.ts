@@ -4,6 +4,7 @@ import { artifactExists } from "./checks/artifact-exists";
 import { cases } from "./checks/cases";
 import { command } from "./checks/command";
 import { csvMatches } from "./checks/csv-matches";
+import { csvRepair } from "./checks/csv-repair";
 import { csvSchema } from "./checks/csv-schema";
 import { exitsClean } from "./checks/exits-clean";
 import { jsonAssert } from "./checks/json-assert";
@@ -28,6 +29,7 @@ export const checkRegistry: ReadonlyMap<string, CheckDef> = new Map<string, Chec
   ["artifact_exists", artifactExists],
   // Tables
   ["csv_matches", csvMatches],
+  ["csv_repair", csvRepair],
   ["csv_schema", csvSchema],
   ["row_count", rowCount],
   // JSON deliverables

@@ -63,6 +63,7 @@ describe("listChecks", () => {
       "exits_clean",
       "artifact_exists",
       "csv_matches",
+      "csv_repair",
       "csv_schema",
       "row_count",
       "json_parses",

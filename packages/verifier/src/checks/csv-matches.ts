@@ -43,15 +43,15 @@ const params = z
 
 type Params = z.output<typeof params>;
 
-/** How the params read cells: normalisation, nulls, tolerance. */
-interface Reader {
+/** How the params read cells: normalisation, nulls, tolerance (csv_repair reads cells the same way). */
+export interface Reader {
   norm(cell: string): string;
   fold(text: string): string;
   isNull(normed: string): boolean;
   tol: Tolerance;
 }
 
-function readerFor(p: Params): Reader {
+export function readerFor(p: Pick<Params, "null_values" | "trim" | "case_sensitive" | "atol" | "rtol">): Reader {
   const nulls = new Set(p.null_values.map((v) => (p.trim ? v.trim() : v)));
   return {
     norm: p.trim ? (c) => c.trim() : (c) => c,
@@ -62,7 +62,7 @@ function readerFor(p: Params): Reader {
 }
 
 /** Whether two cells match under the params. */
-function cellsMatch(expected: string, actual: string, r: Reader): boolean {
+export function cellsMatch(expected: string, actual: string, r: Reader): boolean {
   // Stryker disable next-line ConditionalExpression: equivalent, a fast path: the checks below also match two identical cells
   if (expected === actual) return true;
   const e = r.norm(expected);
@@ -82,7 +82,7 @@ function cellsMatch(expected: string, actual: string, r: Reader): boolean {
 }
 
 /** Why two cells that do not match differ, for a finding's note (reveal "full"); only built for shown findings. */
-function diffNote(expected: string, actual: string, r: Reader): string {
+export function diffNote(expected: string, actual: string, r: Reader): string {
   const e = r.norm(expected);
   const a = r.norm(actual);
   if (r.isNull(e)) return "expected a null (missing value), found a value";
@@ -106,7 +106,7 @@ function numberNote(actual: Num, expected: Num, tol: Tolerance): string {
 const PLAIN_INT = /^(?:0|-?[1-9]\d{0,14})$/;
 
 /** A cell as a hashable value with the same equality as cellsMatch at zero tolerance. */
-function canonCell(cell: string, r: Reader): string {
+export function canonCell(cell: string, r: Reader): string {
   const c = r.norm(cell);
   // Stryker disable next-line StringLiteral: equivalent, any key that no number ("n...") or text ("t...") key can be
   if (r.isNull(c)) return "\u0000";
@@ -120,7 +120,7 @@ function canonCell(cell: string, r: Reader): string {
 }
 
 /** Joins cells into one map key without ambiguity: each is prefixed by its length. */
-function joinCells(cells: readonly string[]): string {
+export function joinCells(cells: readonly string[]): string {
   // Stryker disable next-line StringLiteral: equivalent, a prefix shared by every key changes no equality
   let key = "";
   for (const c of cells) key += `${c.length}:${c}`;
