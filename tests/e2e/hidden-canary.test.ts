@@ -148,6 +148,11 @@ describe("hidden material", () => {
     for (const [part, value] of Object.entries(visible)) expect(JSON.stringify(value), part).not.toContain(canary.slice(PREFIX.length));
     for (const c of checks.filter((c) => !c.hidden)) expect(JSON.stringify(c)).not.toContain(canary.slice(PREFIX.length));
     expect(JSON.stringify(checker_files)).toContain(canary);
+    // Issue 27: the original's tape too. A hidden check's message (csv_matches names the expected cell) is
+    // on every INSPECT row; the export moves it to original.hidden_messages and leaves a marker in its place.
+    const { hidden_messages, ...outcome } = (exported.body as { original: Record<string, unknown> & { hidden_messages?: unknown } }).original;
+    for (const [part, value] of Object.entries(outcome)) expect(JSON.stringify(value), `original.${part}`).not.toContain(canary.slice(PREFIX.length));
+    expect(JSON.stringify(hidden_messages)).toContain(canary);
   }, 120_000); // a goal of three attempts, then its export (issue 15): over a minute on a loaded machine
 
   it("positive control: with reveal full, the expected values do reach the refiner", async () => {

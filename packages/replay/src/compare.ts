@@ -3,11 +3,14 @@
 // transitions) or an export's `original`, nothing else. Timestamps, ids, durations and the sandbox image
 // id are the machine's, not the goal's: they are not differences (the image id is reported as a note).
 import { tapeString } from "@loopsmith/machine";
+import { restoreHidden, type HiddenMessage } from "./script";
 
 export interface RunSide {
   state: string;
   failure_reason?: string | null;
   transitions: { from: string | null; to: string; detail: Record<string, unknown> }[];
+  /** An export's hidden messages (issue 27): put back in place before comparing. */
+  hidden_messages?: HiddenMessage[];
 }
 
 export interface CheckChange {
@@ -87,7 +90,9 @@ export function checkResults(side: RunSide): Map<string, { attempt: number; inde
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const tapeOf = (s: RunSide) => tapeString(s.transitions.map((t) => t.to));
 
-export function compareRuns(original: RunSide, replayed: RunSide): Comparison {
+export function compareRuns(originalSide: RunSide, replayedSide: RunSide): Comparison {
+  const original = restoreHidden(originalSide);
+  const replayed = restoreHidden(replayedSide);
   const transitions: TransitionChange[] = [];
   const n = Math.min(original.transitions.length, replayed.transitions.length);
   for (let i = 0; i < n; i++) {

@@ -154,6 +154,16 @@ export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
     // No webhook: a replay must not notify the original's receiver.
     model: { provider: "scripted", script },
   };
+  const { transitions, hidden_messages } = separateHidden(
+    goal.transitions.map((t) => ({
+      seq: t.seq,
+      from: t.fromState as State | null,
+      to: t.toState as State,
+      at: t.at.toISOString(),
+      detail: (t.detail ?? {}) as Record<string, unknown>,
+    })),
+    hiddenCheckIds(goal.checks),
+  );
   const answeredBy = [...goal.modelCalls].reverse().find((c) => c.error === null) ?? goal.modelCalls.at(-1);
   const spec = goal.model as { provider?: string; model?: string } | null;
   return {
@@ -168,17 +178,87 @@ export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
       failure_reason: goal.failureReason,
       attempts: goal.attempts,
       tape: tapeString(goal.transitions.map((t) => t.toState)),
-      transitions: goal.transitions.map((t) => ({
-        seq: t.seq,
-        from: t.fromState as State | null,
-        to: t.toState as State,
-        at: t.at.toISOString(),
-        detail: (t.detail ?? {}) as Record<string, unknown>,
-      })),
+      transitions,
+      hidden_messages,
       provider: answeredBy?.provider ?? spec?.provider ?? "unknown",
       model: answeredBy?.model ?? spec?.model ?? null,
       loopsmith_version: goal.loopsmithVersion,
       wall_time_ms: goal.finishedAt ? goal.finishedAt.getTime() - goal.createdAt.getTime() : null,
     },
   };
+}
+
+/**
+ * What stands on an export's tape where hidden material was: the text itself is in
+ * `original.hidden_messages`, at the same JSON Pointer (relative to `original`).
+ */
+export const HIDDEN_MARKER = "(hidden: see original.hidden_messages)";
+
+export interface HiddenMessage {
+  /** JSON Pointer into the export's `original`, e.g. /transitions/4/detail/checks/3/message. */
+  pointer: string;
+  text: string;
+}
+
+type Detail = Record<string, unknown>;
+const isObject = (v: unknown): v is Detail => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function hiddenCheckIds(checks: unknown): Set<string> {
+  const ids = new Set<string>();
+  if (Array.isArray(checks)) for (const c of checks) if (isObject(c) && c.hidden === true && typeof c.id === "string") ids.add(c.id);
+  return ids;
+}
+
+/**
+ * The tape with hidden material taken out (issue 27). The tape is the client's own view, so a hidden
+ * check's message there names its expected values; the export keeps model-visible parts and checker
+ * material apart, so those texts move to `hidden_messages` and a marker takes their place. Where they
+ * stand: an INSPECT row's `checks[].message` of a check marked hidden, and a self-test probe's `problem`
+ * (with the self-test's `message`, which repeats it) when the probe failed a check the goal hides (the
+ * probe names check ids only, so an id shared with a visible check counts as hidden: fail closed).
+ */
+export function separateHidden<T extends { detail: Detail }>(transitions: T[], hiddenIds: Set<string>): { transitions: T[]; hidden_messages: HiddenMessage[] } {
+  const hidden_messages: HiddenMessage[] = [];
+  const take = (holder: Detail, key: string, pointer: string) => {
+    const text = holder[key];
+    if (typeof text !== "string" || text === HIDDEN_MARKER) return;
+    hidden_messages.push({ pointer, text });
+    holder[key] = HIDDEN_MARKER;
+  };
+  const out = transitions.map((t, i) => {
+    const detail = structuredClone(t.detail);
+    const at = `/transitions/${i}/detail`;
+    if (Array.isArray(detail.checks))
+      detail.checks.forEach((c, j) => {
+        if (isObject(c) && c.hidden === true) take(c, "message", `${at}/checks/${j}/message`);
+      });
+    const selfTest = detail.self_test;
+    if (isObject(selfTest) && Array.isArray(selfTest.probes)) {
+      let any = false;
+      selfTest.probes.forEach((p, k) => {
+        if (!isObject(p) || !Array.isArray(p.failing_checks) || !p.failing_checks.some((id) => hiddenIds.has(String(id)))) return;
+        if (typeof p.problem === "string") any = true;
+        take(p, "problem", `${at}/self_test/probes/${k}/problem`);
+      });
+      if (any) take(selfTest, "message", `${at}/self_test/message`);
+    }
+    return { ...t, detail };
+  });
+  return { transitions: out, hidden_messages };
+}
+
+/** An export's `original` with its hidden messages back in place (what the goal's owner saw on the tape). */
+export function restoreHidden<T extends { transitions: { detail: Detail }[]; hidden_messages?: HiddenMessage[] }>(original: T): T {
+  if (!original.hidden_messages?.length) return original;
+  const copy = structuredClone(original);
+  for (const { pointer, text } of original.hidden_messages) {
+    const keys = pointer.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const last = keys.pop();
+    let holder: unknown = copy;
+    for (const k of keys) holder = isObject(holder) || Array.isArray(holder) ? (holder as Record<string, unknown>)[k] : undefined;
+    // Only a marker is replaced: a pointer that lands elsewhere (an edited export) changes nothing.
+    if (last !== undefined && (isObject(holder) || Array.isArray(holder)) && (holder as Record<string, unknown>)[last] === HIDDEN_MARKER)
+      (holder as Record<string, unknown>)[last] = text;
+  }
+  return copy;
 }

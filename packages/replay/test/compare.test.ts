@@ -1,6 +1,6 @@
 // Replay comparison (issue 15): what counts as a change, and how it is named.
 import { describe, expect, it } from "vitest";
-import { compareRuns, describeComparison, type RunSide } from "../src";
+import { compareRuns, describeComparison, HIDDEN_MARKER, type RunSide } from "../src";
 
 const run = (opts: { passed?: boolean[]; state?: string; image?: string; exit?: number; at?: string } = {}): RunSide => {
   const passed = opts.passed ?? [true, true];
@@ -55,6 +55,17 @@ describe("compareRuns", () => {
     const c = compareRuns(run(), run({ exit: 1 }));
     expect(c.same).toBe(false);
     expect(c.transitions).toEqual([{ index: 3, step: "execute → inspect", field: "exit_code", original: 0, replayed: 1 }]);
+  });
+
+  it("reads an export's hidden messages back in place of their markers (issue 27)", () => {
+    const original = run({ passed: [true, false], state: "failed" });
+    const checks = original.transitions[4]!.detail.checks as { message: string }[];
+    const secret = checks[1]!.message;
+    checks[1]!.message = HIDDEN_MARKER;
+    original.hidden_messages = [{ pointer: "/transitions/4/detail/checks/1/message", text: secret }];
+    const c = compareRuns(original, run());
+    expect(c.checks).toEqual([expect.objectContaining({ id: "csv_matches", original: false, replayed: true, original_message: secret })]);
+    expect(checks[1]!.message, "the export itself is left alone").toBe(HIDDEN_MARKER);
   });
 
   it("a check that ran in only one of the two runs is a change", () => {

@@ -19,6 +19,11 @@ export const recordedOutcome = z
     model: z.string().nullable(),
     loopsmith_version: z.string().nullable(),
     wall_time_ms: z.int().nullable(),
+    hidden_messages: z
+      .array(z.object({ pointer: z.string().describe("A JSON Pointer into original, e.g. /transitions/4/detail/checks/3/message."), text: z.string() }))
+      .describe(
+        "Checker material (the owner's only): the tape's texts that hold hidden material (hidden checks' messages, self-test problems naming them). Each stands in transitions as the marker \"(hidden: see original.hidden_messages)\"; @loopsmith/replay's restoreHidden puts them back.",
+      ),
   })
   .meta({ id: "RecordedOutcome" });
 export type RecordedOutcome = z.infer<typeof recordedOutcome>;
@@ -29,7 +34,7 @@ export const goalScript = z
     goal_id: z.uuid().describe("The goal this was exported from."),
     exported_at: z.string(),
     body: createGoalBody.describe(
-      "POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files and the params of hidden checks.",
+      "POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files, the params of hidden checks, and original.hidden_messages.",
     ),
     gaps: z
       .array(z.string())

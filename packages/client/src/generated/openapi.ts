@@ -1416,6 +1416,12 @@ export interface components {
             model: string | null;
             loopsmith_version: string | null;
             wall_time_ms: number | null;
+            /** @description Checker material (the owner's only): the tape's texts that hold hidden material (hidden checks' messages, self-test problems naming them). Each stands in transitions as the marker "(hidden: see original.hidden_messages)"; @loopsmith/replay's restoreHidden puts them back. */
+            hidden_messages: {
+                /** @description A JSON Pointer into original, e.g. /transitions/4/detail/checks/3/message. */
+                pointer: string;
+                text: string;
+            }[];
         };
         GoalScriptInput: {
             /** @constant */
@@ -1426,7 +1432,7 @@ export interface components {
              */
             goal_id: string;
             exported_at: string;
-            /** @description POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files and the params of hidden checks. */
+            /** @description POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files, the params of hidden checks, and original.hidden_messages. */
             body: components["schemas"]["CreateGoalInput"];
             /** @description Model turns the original did not record an answer for (a model failure, a budget stop), filled with placeholders: the replay may differ from there on. */
             gaps: string[];
@@ -2428,6 +2434,12 @@ export interface components {
             model: string | null;
             loopsmith_version: string | null;
             wall_time_ms: number | null;
+            /** @description Checker material (the owner's only): the tape's texts that hold hidden material (hidden checks' messages, self-test problems naming them). Each stands in transitions as the marker "(hidden: see original.hidden_messages)"; @loopsmith/replay's restoreHidden puts them back. */
+            hidden_messages: {
+                /** @description A JSON Pointer into original, e.g. /transitions/4/detail/checks/3/message. */
+                pointer: string;
+                text: string;
+            }[];
         };
         GoalScript: {
             /** @constant */
@@ -2438,7 +2450,7 @@ export interface components {
              */
             goal_id: string;
             exported_at: string;
-            /** @description POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files and the params of hidden checks. */
+            /** @description POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files, the params of hidden checks, and original.hidden_messages. */
             body: components["schemas"]["CreateGoal"];
             /** @description Model turns the original did not record an answer for (a model failure, a budget stop), filled with placeholders: the replay may differ from there on. */
             gaps: string[];
