@@ -1,6 +1,9 @@
 // The evaluator's self-test, run in PLAN before any model call: proof that the frozen checks (the
 // baseline and the client's) can tell right from wrong, before a cent is spent on models.
 //   - an empty run (exits 0, writes nothing) must fail: otherwise "done" is vacuous;
+//   - so must junk deliverables (files that exist and parse but answer nothing: an empty table with the
+//     expected header, {}, [], an empty text, the input copied through), judged beside the empty program:
+//     when the goal delivers a file the empty run fails the baseline alone, and they probe the client's checks;
 //   - a program that never ends must be killed at its time limit and fail;
 //   - the client's known-good fixtures must pass every check, its known-bad ones fail at least one.
 // Probes and program fixtures run like attempts (runProgram: the program's container, then the checks'
@@ -10,6 +13,7 @@ import type { FrozenCheck, SelfTestFixture, SelfTestSpec } from "@loopsmith/sche
 import { checkRegistry, type RunEvidence } from "@loopsmith/verifier";
 import { runProgram, verifyContext, type ProgramRun } from "./attempt";
 import type { StepDeps } from "./context";
+import { junkProbes } from "./junk-probes";
 
 /** How long the never-ending probe may run: enough to show the limit is enforced, no more. */
 export const ENDLESS_PROBE_TIMEOUT_MS = 1000;
@@ -127,6 +131,12 @@ export async function runSelfTest(
     endlessOutcome.problem = `was not killed at its ${ENDLESS_PROBE_TIMEOUT_MS} ms time limit (exit code ${endless.run.exitCode})`;
   }
   probes.push(endlessOutcome);
+
+  // The junk sits beside the empty program: the checks that run code judge it on the empty run's own
+  // runs (the program is the same), so no container is started for them.
+  for (const junk of junkProbes(opts.checks, opts.inputs, opts.checkerFiles)) {
+    probes.push(await judge(junk.probe, "probe", { evidence: cleanRun(junk.artifacts, ""), program: EMPTY_PROGRAM, checkRuns: empty.checkRuns, source: "given" }));
+  }
 
   for (const [kind, list] of [["good", opts.fixtures?.good ?? []], ["bad", opts.fixtures?.bad ?? []]] as const) {
     for (const f of list) {
