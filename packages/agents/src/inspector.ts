@@ -1,4 +1,4 @@
-import { inspection, type CheckOutcome, type CheckSpec, type Inspection, type PlanOutput } from "@loopsmith/schemas";
+import { inspectorOutput, type CheckOutcome, type CheckSpec, type Inspection, type PlanOutput } from "@loopsmith/schemas";
 import type { ModelRequest } from "@loopsmith/models";
 import { describeChecks, describeOutcomes } from "./checks";
 import { describeRun, type RunSummary } from "./run-summary";
@@ -8,7 +8,11 @@ objective, and if not, diagnose why from the evidence.
 The deterministic check results are ground truth. You may not mark the run verified while any of them
 failed; you may refuse to verify a run whose checks all passed if it misses the objective or a judgement
 check. List every failing check id in failing_checks, explain the root cause in diagnosis (quote the
-real error), and give one concrete fix in fix_hint.`;
+real error), and give one concrete fix in fix_hint.
+Leave infeasible null unless the goal cannot be done as asked: the checks or tests contradict the objective
+or each other, or they demand something no program can deliver. Then set infeasible.reason with the
+evidence (which check, which part of the objective). This is an honest give-up: it never verifies the goal,
+it ends it or asks the client. Prefer it to any answer that would only satisfy the checks.`;
 
 export interface InspectorInput {
   plan: PlanOutput;
@@ -36,7 +40,7 @@ export function inspectorRequest(input: InspectorInput): ModelRequest<Inspection
     index: input.run.attempt - 1,
     system: INSPECTOR_INSTRUCTIONS,
     prompt,
-    schema: inspection,
+    schema: inspectorOutput,
     schemaName: "Inspection",
   };
 }

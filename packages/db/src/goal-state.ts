@@ -36,6 +36,8 @@ export interface NewGoal {
   deliverable?: string | null;
   /** The refiner's arm: "full" (default) or "retry_only". */
   feedback?: string;
+  /** issue 27: what a model's give-up does, "fail" (default) or "ask". */
+  onInfeasible?: string;
   /** The client's self-test fixtures. */
   selfTest?: unknown;
   maxAttempts: number;
@@ -66,6 +68,7 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{
         checks: asJson(goal.checks),
         ...(goal.deliverable !== undefined ? { deliverable: goal.deliverable } : {}),
         ...(goal.feedback !== undefined ? { feedback: goal.feedback } : {}),
+        ...(goal.onInfeasible !== undefined ? { onInfeasible: goal.onInfeasible } : {}),
         ...(goal.selfTest != null ? { selfTest: asJson(goal.selfTest) } : {}),
         inputs: goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })),
         maxAttempts: goal.maxAttempts,

@@ -98,6 +98,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     inputs: goal.inputs as GoalView["inputs"],
     checker_files: checkerFiles,
     feedback: goal.feedback as GoalView["feedback"],
+    on_infeasible: goal.onInfeasible === "ask" ? "ask" : "fail",
     // The self-test ran in PLAN; its outcome rides on the row that left it.
     self_test: (goal.transitions.find((t) => t.fromState === "plan")?.detail as { self_test?: unknown } | undefined)?.self_test ?? null,
     deliverable: { name: deliverable, artifact: deliverableArtifact(goal, verifiedArtifact) },
@@ -237,6 +238,8 @@ export async function buildFailureReport(tx: Tx, goalId: string, reason: string,
   });
   const script =
     lastExec?.script ?? ((code?.detail as { code?: { source?: string } } | null)?.code?.source ?? null);
+  // issue 27: a give-up's reason is on the tape row that declared it (into failed or awaiting_approval).
+  const declared = reason === "declared_infeasible" ? transitions.map((t) => giveUpOf(t.detail)).find((g) => g !== null) : undefined;
   return {
     reason: reason as FailureReason,
     message,
@@ -253,8 +256,16 @@ export async function buildFailureReport(tx: Tx, goalId: string, reason: string,
     failing_checks: failing.map((c) => ({ id: c.checkId, message: c.message })),
     last_diagnosis: diagnosis ?? null,
     last_script: script,
+    ...(declared ? { infeasible: declared } : {}),
     ...extra,
   };
+}
+
+/** The give-up a tape row's detail records (issue 27), or null. */
+export function giveUpOf(detail: unknown): { reason: string; declared_by: "inspector" | "refiner" } | null {
+  const g = (detail as { infeasible?: { reason?: unknown; declared_by?: unknown } } | null)?.infeasible;
+  if (!g || typeof g.reason !== "string" || (g.declared_by !== "inspector" && g.declared_by !== "refiner")) return null;
+  return { reason: g.reason, declared_by: g.declared_by };
 }
 
 /** The goal's webhook as the API shows it (the column may also hold why it was disabled). */

@@ -64,7 +64,7 @@ export {
 export { createSecretBox, isSealed, SECRET_KEY_BYTES, secretKeyId, type SecretBox } from "./secret-box";
 
 // Reads through the tenant: the goal view (GET /goals/:id and webhook payloads) and the failure report.
-export { buildFailureReport, loadGoalView, resultMatchesParams, transitionRow, UUID } from "./goal-view";
+export { buildFailureReport, giveUpOf, loadGoalView, resultMatchesParams, transitionRow, UUID } from "./goal-view";
 
 // Export and the judge report: a goal's full record, a window of a tenant's tapes.
 export { loadGoalRecord, loadJudgeInputs } from "./goal-records";

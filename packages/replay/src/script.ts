@@ -8,6 +8,7 @@ import {
   GOAL_SCRIPT_FORMAT,
   inspection,
   planOutput,
+  scriptedRefine,
   storedBudgets,
   type CreateGoalBody,
   type GeneratedCode,
@@ -47,6 +48,8 @@ export interface GoalRecord {
   model: unknown;
   /** issue 14: the program's language (rows from before it: python). */
   language?: string;
+  /** issue 27: what a model's give-up does (rows from before it: fail). */
+  onInfeasible?: string;
   state: string;
   verified: boolean;
   failureReason: string | null;
@@ -115,9 +118,10 @@ export function scriptFromCalls(calls: RecordedCall[], goal: { objective: string
     if (!got) gaps.push(`inspect[${a - 1}]`);
     inspect.push(got ?? PLACEHOLDER_INSPECT);
   }
-  const refine: GeneratedCode[] = [];
+  const refine: ScriptedScript["refine"] = [];
   for (let a = 1; a <= attempts("refine"); a++) {
-    const got = pick(`refine:${a}`, (v) => generatedCode.safeParse(v));
+    // With its give-up (issue 27), so that a refiner that gave up gives up again in the replay.
+    const got = pick(`refine:${a}`, (v) => scriptedRefine.safeParse(v));
     if (!got) gaps.push(`refine[${a - 1}]`);
     refine.push(got ?? placeholderCode(`no program was recorded for refine turn ${a}`));
   }
@@ -147,6 +151,7 @@ export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
     language: goal.language === "javascript" || goal.language === "typescript" ? goal.language : "python",
     ...(goal.selfTest !== null && goal.selfTest !== undefined ? { self_test: goal.selfTest as CreateGoalBody["self_test"] } : {}),
     feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
+    on_infeasible: goal.onInfeasible === "ask" ? "ask" : "fail",
     max_attempts: goal.maxAttempts,
     execution_timeout_seconds: budgets.execution_timeout_seconds,
     budget: { max_tokens: budgets.max_tokens, max_cost_usd: budgets.max_cost_usd, max_wall_seconds: budgets.max_wall_seconds },

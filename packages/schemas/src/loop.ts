@@ -149,11 +149,18 @@ export const inspection = z
   .meta({ id: "Inspection" });
 export type Inspection = z.infer<typeof inspection>;
 
-/** What the inspector model must answer: every property required (strict structured output), give-up included. */
-export const inspectorOutput = inspection.extend({ infeasible: infeasibleDeclaration.nullable().describe(INFEASIBLE_FIELD) });
+/**
+ * The give-up as a model is asked for it: required and nullable in the JSON schema it is sent (strict
+ * structured output), while a reply that leaves it out reads as null: a model (or a test's fake server)
+ * that does not know the field is not giving up.
+ */
+const infeasibleAnswer = z.preprocess((v) => (v === undefined ? null : v), infeasibleDeclaration.nullable()).describe(INFEASIBLE_FIELD);
+
+/** What the inspector model answers: the inspection, its give-up field required. */
+export const inspectorOutput = inspection.extend({ infeasible: infeasibleAnswer });
 
 /** REFINE turn output: the next program, or (infeasible set) a give-up, the program then returned unchanged. */
-export const refineOutput = generatedCode.extend({ infeasible: infeasibleDeclaration.nullable().describe(INFEASIBLE_FIELD) });
+export const refineOutput = generatedCode.extend({ infeasible: infeasibleAnswer });
 export type RefineOutput = z.infer<typeof refineOutput>;
 
 /** A located difference in a check's result (see the verifier's Finding). */
@@ -187,6 +194,11 @@ export type CheckOutcome = z.infer<typeof checkOutcome>;
 /** The file every generated program writes its answer to, in its output directory. */
 export const RESULT_FILE = "result.json";
 
+/** A scripted REFINE entry: the refiner's output, its give-up optional. */
+export const scriptedRefine = generatedCode
+  .extend({ infeasible: infeasibleDeclaration.nullish().describe(INFEASIBLE_FIELD) })
+  .meta({ id: "ScriptedRefine" });
+
 export const modelTurns = ["plan", "generate", "inspect", "refine"] as const;
 export type ModelTurn = (typeof modelTurns)[number];
 
@@ -198,9 +210,9 @@ export const scriptedScript = z
   .object({
     plan: planOutput,
     generate: generatedCode,
-    // A script written before the give-up existed still parses: no entry gives up unless it says so.
-    inspect: z.array(inspection.extend({ infeasible: infeasibleDeclaration.nullable().default(null) })).min(1),
-    refine: z.array(generatedCode.extend({ infeasible: infeasibleDeclaration.nullable().default(null) })).default([]),
+    // infeasible may be left out (no entry gives up unless it says so): scripts from before it still run.
+    inspect: z.array(inspection).min(1),
+    refine: z.array(scriptedRefine).default([]),
   })
   .meta({ id: "ScriptedModelScript" });
 export type ScriptedScript = z.infer<typeof scriptedScript>;

@@ -18,10 +18,12 @@ import {
   goalJobSchema,
   goalStepJob,
   idempotencyHeaders,
+  inspectorOutput,
   isArtifactPath,
   listGoalsQuery,
   modelSpec,
   QUEUES,
+  refineOutput,
   resolveBudgets,
   scriptedScript,
   selfTestSpec,
@@ -41,7 +43,27 @@ const UUID = "7d444840-9dc0-11d1-b245-5ffdce74fad2";
 
 describe("createGoalBody", () => {
   it("fills in the defaults a goal runs with", () => {
-    expect(createGoalBody.parse(GOAL)).toEqual({ objective: "Summarise sales.csv", checks: [], inputs: [], checker_files: [], deliverable: "result.json", feedback: "full", max_attempts: 5, execution_timeout_seconds: 60, language: "python" });
+    expect(createGoalBody.parse(GOAL)).toEqual({ objective: "Summarise sales.csv", checks: [], inputs: [], checker_files: [], deliverable: "result.json", feedback: "full", on_infeasible: "fail", max_attempts: 5, execution_timeout_seconds: 60, language: "python" });
+  });
+
+  it("issue 27: on_infeasible is fail or ask, fail by default; anything else names the field", () => {
+    expect(createGoalBody.parse({ ...GOAL, on_infeasible: "ask" }).on_infeasible).toBe("ask");
+    expect(issues(createGoalBody, { ...GOAL, on_infeasible: "retry" })).toEqual([expect.stringMatching(/^on_infeasible: /)]);
+    expect(issues(createGoalBody, { ...GOAL, on_infeasible: null })).toEqual([expect.stringMatching(/^on_infeasible: /)]);
+  });
+
+  it("issue 27: the inspector's and refiner's give-up is required in the schema a model is sent, and a reply without it is no give-up", () => {
+    for (const schema of [inspectorOutput, refineOutput]) {
+      const json = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as { required: string[] };
+      expect(json.required).toContain("infeasible");
+    }
+    const answer = { verified: false, failing_checks: [], diagnosis: "d", fix_hint: "f" };
+    expect(inspectorOutput.parse(answer).infeasible).toBeNull();
+    expect(inspectorOutput.parse({ ...answer, infeasible: { reason: "the tests contradict the objective" } }).infeasible).toEqual({ reason: "the tests contradict the objective" });
+    expect(ok(inspectorOutput, { ...answer, infeasible: { reason: "" } })).toBe(false);
+    expect(ok(inspectorOutput, { ...answer, infeasible: "yes" })).toBe(false);
+    // Scripts written before the give-up still parse, and give nothing up.
+    expect(scriptedScript.parse({ plan: { objective: "o", approach: [], output_contract: "", checks: [] }, generate: { filename: "a.py", language: "python", source: "x", notes: "" }, inspect: [answer] }).inspect[0]?.infeasible).toBeUndefined();
   });
 
   it("trims the objective and bounds it", () => {

@@ -192,6 +192,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           language: body.language,
           workspace,
           feedback: body.feedback,
+          onInfeasible: body.on_infeasible,
           selfTest: body.self_test ?? null,
           maxAttempts: body.max_attempts,
           budgets,

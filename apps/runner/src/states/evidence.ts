@@ -59,11 +59,17 @@ export async function loadLatestCode(prisma: PrismaClient, goalId: string): Prom
   return generatedCode.parse((row.detail as { code?: unknown }).code);
 }
 
-/** The inspection stored on the tape row that moved the goal from its latest INSPECT to REFINE. */
+/**
+ * The inspection stored on the tape row that moved the goal from its latest INSPECT to REFINE, or to
+ * awaiting_approval with a give-up the client then overruled (issue 27; a spending pause there has none).
+ */
 export async function loadLatestInspection(prisma: PrismaClient, goalId: string): Promise<Inspection> {
-  const row =
-    (await prisma.transition.findFirst({ where: { goalId, fromState: "inspect", toState: "refine" }, orderBy: { seq: "desc" } })) ??
-    missing("the inspection", goalId);
+  const rows = await prisma.transition.findMany({
+    where: { goalId, fromState: "inspect", toState: { in: ["refine", "awaiting_approval"] } },
+    orderBy: { seq: "desc" },
+    take: 2,
+  });
+  const row = rows.find((r) => (r.detail as { inspection?: unknown } | null)?.inspection !== undefined) ?? missing("the inspection", goalId);
   return inspection.parse((row.detail as { inspection?: unknown }).inspection);
 }
 

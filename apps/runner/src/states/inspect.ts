@@ -72,7 +72,8 @@ export const inspect: StateHandler = async (ctx, deps) => {
   if (!turn.ok) return { ...modelFailed("inspect", turn.error), detail: { attempt, checks: checksDetail, model_error: turn.error }, effects };
 
   const { inspection, overruled } = applyVeto(turn.output, outcomes);
-  const report = checksPassed && inspection.verified ? storableReport(goal.deliverable, run.deliverable?.text ?? null) : undefined;
+  const giveUp = inspection.infeasible ?? null;
+  const report = checksPassed && inspection.verified && !giveUp ? storableReport(goal.deliverable, run.deliverable?.text ?? null) : undefined;
 
   // The progress guard: this attempt's outcome against the earlier ones on the tape.
   const hash = outcomeHash({
@@ -81,7 +82,8 @@ export const inspect: StateHandler = async (ctx, deps) => {
     errorClass: errorClass(exec),
   });
   const earlier = await deps.prisma.transition.findMany({
-    where: { goalId: goal.id, fromState: "inspect", toState: { in: ["refine", "failed", "verified"] } },
+    // awaiting_approval: an attempt whose give-up the client overruled (a spending pause has no hash).
+    where: { goalId: goal.id, fromState: "inspect", toState: { in: ["refine", "failed", "verified", "awaiting_approval"] } },
     orderBy: { seq: "asc" },
     select: { detail: true },
   });
@@ -89,6 +91,25 @@ export const inspect: StateHandler = async (ctx, deps) => {
     .map((t) => (t.detail as { outcome_hash?: unknown }).outcome_hash)
     .filter((h): h is string => typeof h === "string");
   const repeating = checksPassed && inspection.verified ? null : stuckHashes(previous, hash, deps.config.STUCK_REPEATS, deps.config.STUCK_WINDOW);
+  const detail = {
+    attempt,
+    checks_passed: checksPassed,
+    checks: checksDetail,
+    inspection,
+    inspector_overruled: overruled,
+    deliverable: goal.deliverable,
+    outcome_hash: hash,
+  };
+  // issue 27: a give-up goes to the machine as what it is, whatever else the inspection says (a
+  // "verified" beside it included): the machine ends the goal or asks the client, never verifies it.
+  if (giveUp) {
+    return {
+      event: { type: "DECLARED_INFEASIBLE", onInfeasible: goal.onInfeasible === "ask" ? "ask" : "fail", attemptsLeft: attempt < goal.maxAttempts },
+      detail: { ...detail, infeasible: { reason: giveUp.reason, declared_by: "inspector" } },
+      effects,
+      failure: { message: `The inspector declared the goal infeasible: ${giveUp.reason}` },
+    };
+  }
   return {
     event: {
       type: "INSPECTED",
@@ -98,15 +119,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
       maxAttempts: goal.maxAttempts,
       stuck: repeating !== null,
     },
-    detail: {
-      attempt,
-      checks_passed: checksPassed,
-      checks: checksDetail,
-      inspection,
-      inspector_overruled: overruled,
-      deliverable: goal.deliverable,
-      outcome_hash: hash,
-    },
+    detail,
     report,
     effects,
     failure: repeating

@@ -1,6 +1,7 @@
 // REFINE: the refiner gets the script, the real run, the failed checks and the diagnosis, and writes the
 // next complete program.
 import { refinerRequest } from "@loopsmith/agents";
+import { giveUpOf } from "@loopsmith/db";
 import { checkOutcome, type Language } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, loadWorkspace, runSummary } from "./evidence";
@@ -17,6 +18,14 @@ export const refine: StateHandler = async (ctx, deps) => {
   const failed = failedRows.map((r) =>
     checkOutcome.parse({ id: r.checkId, params: r.params, passed: r.passed, message: r.message, feedback: r.feedback || r.message, hidden: r.hidden, findings: r.findings }),
   );
+  // issue 27: the client approved going on after a give-up: the refiner hears the give-up and the note.
+  const entered = await deps.prisma.transition.findFirst({
+    // A retry from errored carries nothing: the row that sent the goal here before it counts.
+    where: { goalId: goal.id, toState: "refine", fromState: { not: "errored" } },
+    orderBy: { seq: "desc" },
+  });
+  const overruled = entered?.fromState === "awaiting_approval" ? giveUpOf(entered.detail) : null;
+  const note = (entered?.detail as { note?: unknown } | null)?.note;
   const req = refinerRequest({
     plan,
     code: await loadLatestCode(deps.prisma, goal.id),
@@ -27,8 +36,17 @@ export const refine: StateHandler = async (ctx, deps) => {
     feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
     language: goal.language as Language,
     workspace: await loadWorkspace(deps.prisma, goal.id),
+    overruledGiveUp: overruled ? { reason: overruled.reason, note: typeof note === "string" ? note : null } : null,
   });
   const turn = await modelTurn(ctx, deps, req);
   if (!turn.ok) return modelFailed("refine", turn.error);
-  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, feedback: goal.feedback, code: turn.output } };
+  const { infeasible, ...code } = turn.output;
+  if (infeasible) {
+    return {
+      event: { type: "DECLARED_INFEASIBLE", onInfeasible: goal.onInfeasible === "ask" ? "ask" : "fail", attemptsLeft: goal.attempts < goal.maxAttempts },
+      detail: { attempt: goal.attempts, feedback: goal.feedback, infeasible: { reason: infeasible.reason, declared_by: "refiner" } },
+      failure: { message: `The refiner declared the goal infeasible: ${infeasible.reason}` },
+    };
+  }
+  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, feedback: goal.feedback, code } };
 };
