@@ -123,7 +123,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a goal waiting in awaiting_approval
-         * @description Resumes the goal in the state it was waiting in. Optionally sets the next approval threshold and raises budget caps (server maximums apply).
+         * @description Lets the goal go on. After a spending pause it resumes in the state it was waiting in, and the next approval threshold is the one given (none when omitted). After a model declared the goal infeasible (on_infeasible "ask") the refiner tries again, told the give-up and the optional note, and the approval threshold stays as it was unless given. Either way budget caps may be raised (server maximums apply).
          */
         post: operations["approveGoal"];
         delete?: never;
@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a goal waiting in awaiting_approval
-         * @description Ends it in `failed` with reason `rejected` and a failure report.
+         * @description Ends it in `failed` with a failure report: reason `rejected` after a spending pause, `declared_infeasible` (the model's reason in `failure_report.infeasible`) after a give-up.
          */
         post: operations["rejectGoal"];
         delete?: never;
@@ -738,6 +738,11 @@ export interface components {
             failing_checks: string[];
             diagnosis: string;
             fix_hint: string;
+            /** @description null, unless the goal cannot be done as asked (for example its tests contradict its objective): then why. This gives up honestly; it never verifies the goal. */
+            infeasible?: {
+                /** @description Why the goal cannot be done as asked, with the evidence (which check or test contradicts which part of the objective). */
+                reason: string;
+            } | null;
         };
         CheckFindingInput: {
             where: string;
@@ -761,12 +766,34 @@ export interface components {
             /** @description Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected. */
             tampered?: string;
         };
+        ScriptedRefineInput: {
+            /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
+            filename: string;
+            /** @enum {string} */
+            language: "python" | "javascript" | "typescript";
+            source: string;
+            notes: string;
+            /**
+             * @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace.
+             * @default []
+             */
+            files?: {
+                /** @description A path relative to the workspace root (the program's working directory), e.g. "src/sum.ts". */
+                path: string;
+                content: string;
+            }[];
+            /** @description null, unless the goal cannot be done as asked (for example its tests contradict its objective): then why. This gives up honestly; it never verifies the goal. */
+            infeasible?: {
+                /** @description Why the goal cannot be done as asked, with the evidence (which check or test contradicts which part of the objective). */
+                reason: string;
+            } | null;
+        };
         ScriptedModelScriptInput: {
             plan: components["schemas"]["PlanInput"];
             generate: components["schemas"]["GeneratedCodeInput"];
             inspect: components["schemas"]["InspectionInput"][];
             /** @default [] */
-            refine?: components["schemas"]["GeneratedCodeInput"][];
+            refine?: components["schemas"]["ScriptedRefineInput"][];
         };
         ModelSpecInput: {
             /** @constant */
@@ -891,6 +918,12 @@ export interface components {
              * @default 5
              */
             max_attempts?: number;
+            /**
+             * @description When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed.
+             * @default fail
+             * @enum {string}
+             */
+            on_infeasible?: "fail" | "ask";
             /** @default 60 */
             execution_timeout_seconds?: number;
             /** @description The server's default provider when omitted. */
@@ -921,7 +954,7 @@ export interface components {
         };
         FailureReportInput: {
             /** @enum {string} */
-            reason: "budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected";
+            reason: "budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible";
             message: string;
             last_transitions: {
                 seq: number;
@@ -955,6 +988,12 @@ export interface components {
             last_script: string | null;
             /** @description Set for reason stuck: the outcome hash that repeated, once per repeat. */
             stuck_hashes?: string[];
+            /** @description Set for reason declared_infeasible: the model's reason for giving up, and which model gave it. */
+            infeasible?: {
+                reason: string;
+                /** @enum {string} */
+                declared_by: "inspector" | "refiner";
+            };
         };
         ReceiptInput: {
             /** @constant */
@@ -1082,7 +1121,7 @@ export interface components {
             state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
             verified: boolean;
             /** @description Set when the goal ended failed. */
-            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected") | null;
+            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
             attempts: number;
             max_attempts: number;
             model: {
@@ -1106,6 +1145,11 @@ export interface components {
              * @enum {string}
              */
             feedback: "full" | "retry_only";
+            /**
+             * @description What a model's give-up does: fail, or ask the client (awaiting_approval).
+             * @enum {string}
+             */
+            on_infeasible: "fail" | "ask";
             /** @description The evaluator self-test's outcome (probes and fixtures with their verdicts); null until PLAN ran it. */
             self_test: unknown;
             /** @description What the goal delivers. */
@@ -1293,7 +1337,7 @@ export interface components {
             state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
             verified: boolean;
             /** @description Set when the goal ended failed. */
-            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected") | null;
+            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
             attempts: number;
             /**
              * Format: date-time
@@ -1317,6 +1361,8 @@ export interface components {
             approval_threshold_usd?: number | null;
             /** @description Raise (or set) caps while approving. */
             budget?: components["schemas"]["GoalBudgetInput"];
+            /** @description Only when the goal waits after a model declared it infeasible: what the refiner is told with the request to try again (which reading of the objective to follow, say). */
+            note?: string;
         };
         CheckCatalogueInput: {
             checks: {
@@ -1756,6 +1802,11 @@ export interface components {
             failing_checks: string[];
             diagnosis: string;
             fix_hint: string;
+            /** @description null, unless the goal cannot be done as asked (for example its tests contradict its objective): then why. This gives up honestly; it never verifies the goal. */
+            infeasible?: {
+                /** @description Why the goal cannot be done as asked, with the evidence (which check or test contradicts which part of the objective). */
+                reason: string;
+            } | null;
         };
         CheckFinding: {
             where: string;
@@ -1779,12 +1830,34 @@ export interface components {
             /** @description Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected. */
             tampered?: string;
         };
+        ScriptedRefine: {
+            /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
+            filename: string;
+            /** @enum {string} */
+            language: "python" | "javascript" | "typescript";
+            source: string;
+            notes: string;
+            /**
+             * @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace.
+             * @default []
+             */
+            files: {
+                /** @description A path relative to the workspace root (the program's working directory), e.g. "src/sum.ts". */
+                path: string;
+                content: string;
+            }[];
+            /** @description null, unless the goal cannot be done as asked (for example its tests contradict its objective): then why. This gives up honestly; it never verifies the goal. */
+            infeasible?: {
+                /** @description Why the goal cannot be done as asked, with the evidence (which check or test contradicts which part of the objective). */
+                reason: string;
+            } | null;
+        };
         ScriptedModelScript: {
             plan: components["schemas"]["Plan"];
             generate: components["schemas"]["GeneratedCode"];
             inspect: components["schemas"]["Inspection"][];
             /** @default [] */
-            refine: components["schemas"]["GeneratedCode"][];
+            refine: components["schemas"]["ScriptedRefine"][];
         };
         ModelSpec: {
             /** @constant */
@@ -1909,6 +1982,12 @@ export interface components {
              * @default 5
              */
             max_attempts: number;
+            /**
+             * @description When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed.
+             * @default fail
+             * @enum {string}
+             */
+            on_infeasible: "fail" | "ask";
             /** @default 60 */
             execution_timeout_seconds: number;
             /** @description The server's default provider when omitted. */
@@ -1939,7 +2018,7 @@ export interface components {
         };
         FailureReport: {
             /** @enum {string} */
-            reason: "budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected";
+            reason: "budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible";
             message: string;
             last_transitions: {
                 seq: number;
@@ -1973,6 +2052,12 @@ export interface components {
             last_script: string | null;
             /** @description Set for reason stuck: the outcome hash that repeated, once per repeat. */
             stuck_hashes?: string[];
+            /** @description Set for reason declared_infeasible: the model's reason for giving up, and which model gave it. */
+            infeasible?: {
+                reason: string;
+                /** @enum {string} */
+                declared_by: "inspector" | "refiner";
+            };
         };
         Receipt: {
             /** @constant */
@@ -2100,7 +2185,7 @@ export interface components {
             state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
             verified: boolean;
             /** @description Set when the goal ended failed. */
-            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected") | null;
+            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
             attempts: number;
             max_attempts: number;
             model: {
@@ -2124,6 +2209,11 @@ export interface components {
              * @enum {string}
              */
             feedback: "full" | "retry_only";
+            /**
+             * @description What a model's give-up does: fail, or ask the client (awaiting_approval).
+             * @enum {string}
+             */
+            on_infeasible: "fail" | "ask";
             /** @description The evaluator self-test's outcome (probes and fixtures with their verdicts); null until PLAN ran it. */
             self_test: unknown;
             /** @description What the goal delivers. */
@@ -2311,7 +2401,7 @@ export interface components {
             state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
             verified: boolean;
             /** @description Set when the goal ended failed. */
-            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected") | null;
+            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
             attempts: number;
             /**
              * Format: date-time
@@ -2335,6 +2425,8 @@ export interface components {
             approval_threshold_usd?: number | null;
             /** @description Raise (or set) caps while approving. */
             budget?: components["schemas"]["GoalBudget"];
+            /** @description Only when the goal waits after a model declared it infeasible: what the refiner is told with the request to try again (which reading of the objective to follow, say). */
+            note?: string;
         };
         CheckCatalogue: {
             checks: {
