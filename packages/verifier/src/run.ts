@@ -72,7 +72,7 @@ export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyConte
   const parsed = parse(spec);
   if (!parsed.ok) return out(spec.params, false, parsed.message, parsed.message, []);
   try {
-    const result = parsed.def.run(parsed.params, runs === undefined ? ctx : { ...ctx, runs });
+    const result = parsed.def.run(parsed.params, { ...ctx, ...(runs === undefined ? {} : { runs }), visibility: view });
     const findings = (Array.isArray(result.findings) ? result.findings : []).slice(0, MAX_FINDINGS);
     const publicMessage = result.publicMessage ?? (parsed.def.publicMessages ? String(result.message) : undefined);
     const tampered = typeof result.tampered === "string" && result.tampered !== "" ? result.tampered : undefined;

@@ -38,6 +38,8 @@ export interface VerifyContext extends RunEvidence {
   runs: RunEvidence[];
   /** issue 14: for workspace goals, which paths the attempt changed and which the client locked. */
   workspace?: WorkspaceEvidence;
+  /** issue 27: the check's own visibility (set by runCheck): what a model will be shown of its result. */
+  visibility?: { hidden: boolean; reveal: "full" | "input" | "verdict" };
 }
 
 export interface WorkspaceEvidence {

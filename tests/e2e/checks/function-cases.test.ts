@@ -44,7 +44,8 @@ describe("a function goal graded by hidden cases", () => {
     const g = await loop.run(goal(CORRECT));
     expect(g.state, JSON.stringify(g.checks.map((c) => c.latest?.message))).toBe("verified");
     expect(g.deliverable).toMatchObject({ name: null, artifact: { name: "program", attempt: 1 } });
-    expect(g.checks.find((c) => c.id === "cases")!.latest!.message).toBe("all 5 cases passed");
+    // issue 27: a hidden check of 4 or more cases holds a quarter of them out by default.
+    expect(g.checks.find((c) => c.id === "cases")!.latest!.message).toBe("all 5 cases passed (1 of them held out)");
     // The cases ran in a container of their own, on the tape.
     const exec = g.transitions.find((t) => t.from === "execute")!.detail as { check_runs?: { check: string }[] };
     expect(exec.check_runs?.map((r) => r.check)).toEqual(["cases"]);
@@ -56,7 +57,7 @@ describe("a function goal graded by hidden cases", () => {
     ["returns None", "def fib(n):\n    pass\n", /5 of 5 cases failed/],
     ["swallows its exception and returns 0", "def fib(n):\n    try:\n        raise RuntimeError('todo')\n    except Exception:\n        return 0\n", /4 of 5 cases failed/],
     ["calls sys.exit(0) when called", "import sys\ndef fib(n):\n    sys.exit(0)\n", /raised SystemExit/],
-    ["exits 0 when imported, before any case runs", "import os\nos._exit(0)\n", /no case results|no result|not return/],
+    ["exits 0 when imported, before any case runs", "import os\nos._exit(0)\n", /could not be imported.*process ended|no case results|no result/],
     ["prints PASS for every case", "def fib(n):\n    print('PASS')\n    print('all tests passed')\n    return -1\n", /5 of 5 cases failed/],
     ["returns an object whose __eq__ says yes to everything", "class Yes:\n    def __eq__(self, other):\n        return True\ndef fib(n):\n    return Yes()\n", /not plain data/],
     [
@@ -83,7 +84,7 @@ describe("a function goal graded by hidden cases", () => {
   });
 
   it("feedback names the failing case and input but, under reveal input, never the expected value", async () => {
-    const g = await loop.run(goal(CORRECT.replace("range(n)", "range(n + 1)")));
+    const g = await loop.run(goal(CORRECT.replace("range(n)", "range(n + 1)"), { held_out_share: 0 }));
     const latest = g.checks.find((c) => c.id === "cases")!.latest!;
     // The client sees everything: the case, its input, what came back and what was expected.
     expect(latest.findings.find((f) => f.where.startsWith('case "big"'))).toMatchObject({ input: "fib(100)", actual: "573147844013817084101", expected: "354224848179261915075" });
@@ -91,6 +92,38 @@ describe("a function goal graded by hidden cases", () => {
     expect(latest.feedback).toContain("fib(100)");
     expect(latest.feedback).toContain("573147844013817084101");
     expect(latest.feedback).not.toContain("354224848179261915075");
+  });
+});
+
+describe("held-out cases (issue 27)", () => {
+  it("a held-out case's failure reaches the models only as a count: no id, input or output", async () => {
+    const g = await loop.run(goal(CORRECT.replace("range(n)", "range(n + 1)")));
+    const latest = g.checks.find((c) => c.id === "cases")!.latest!;
+    expect(latest.passed).toBe(false);
+    // Five cases, all wrong; one held out: four named, one counted.
+    expect(latest.findings).toHaveLength(4);
+    const named = latest.findings.map((f) => /^case "([^"]+)"/.exec(f.where)![1]!);
+    const heldOut = ["zero", "one", "ten", "ninety", "big"].filter((id) => !named.includes(id));
+    expect(heldOut).toHaveLength(1);
+    expect(latest.feedback).toContain("1 held-out case failed");
+    expect(latest.feedback).not.toContain(`"${heldOut[0]}"`);
+    // The client of a hidden check still sees which one.
+    expect(latest.message).toContain(`held out: case "${heldOut[0]}"`);
+  });
+
+  it("a case marked held_out is held out; held_out_share 0 holds none out", async () => {
+    const inline = (extra: Record<string, unknown>) =>
+      checkedGoal({
+        objective: "Write fib(n).",
+        deliverable: null,
+        checks: [{ id: "cases", hidden: true, params: { function: "fib", cases: [{ id: "a", args: [1], expected: 1 }, { id: "secret", args: [2], expected: 1, held_out: true }], ...extra } }],
+        program: "def fib(n):\n    return 0\n",
+      });
+    const g = await loop.run(inline({}));
+    const latest = g.checks.find((c) => c.id === "cases")!.latest!;
+    expect(latest.findings.map((f) => f.where)).toEqual(['case "a": wrong answer']);
+    expect(latest.feedback).toContain("1 held-out case failed");
+    expect(latest.feedback).not.toContain("secret");
   });
 });
 

@@ -6,23 +6,28 @@ import { parseJsonExact, stringifyJson } from "../lib/json";
 import { toleranceParams } from "../lib/numbers";
 import { compareText, textModeParam } from "../lib/text";
 import { CASES_MODULE_SHADOWS, safeExceptionName } from "../lib/python";
-import { compareJson } from "../lib/values";
-import type { CheckResult, Finding, RunEvidence } from "../types";
-import { CASES_HARNESS_PY } from "./cases-harness";
+import { createHash } from "node:crypto";
+import { compareTyped, showTyped, typedValueProblem, TypedValueError } from "../lib/typed";
+import type { CheckResult, Finding, RunEvidence, VerifyContext } from "../types";
+import { BRIDGE_WIRE_PY } from "./bridge-py";
+import { CASES_JUDGE_PY, CASES_SERVER_PY } from "./cases-harness";
 import { maxFindingsParam } from "./json-matches";
 
 export const MAX_CASES = 500;
+/** The judge's directory: the cases live there, out of the program's reach. */
+const CASES_JUDGE_DIR = ".judge";
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const caseId = z.string().min(1).max(100);
 /** One case. `expected` (call) or `expected_stdout` (stdin) is hidden material: it never enters a container. */
 const caseSchema = z.strictObject({
   id: caseId.optional().describe('Shown in results; default "case N".'),
-  args: z.array(z.unknown()).max(100).optional().describe("Positional arguments (call mode)."),
-  kwargs: z.record(z.string().regex(IDENT), z.unknown()).optional().describe("Keyword arguments (call mode)."),
+  args: z.array(z.unknown()).max(100).optional().describe('Positional arguments (call mode), in the typed notation: plain JSON, or {"$tuple": [...]}, {"$set": [...]}, {"$dict": [[key, value], ...]}, {"$bytes": "<base64>"} ... (docs/checks.md).'),
+  kwargs: z.record(z.string().regex(IDENT), z.unknown()).optional().describe("Keyword arguments (call mode), in the typed notation."),
   stdin: z.string().max(1024 * 1024).optional().describe("The program's standard input (stdin mode)."),
   argv: z.array(z.string().max(1000)).max(50).optional().describe("Command-line arguments (stdin mode)."),
-  expected: z.unknown().optional().describe("The expected return value (call mode); may be null."),
+  expected: z.unknown().optional().describe("The expected return value (call mode), in the typed notation: a tuple is not a list unless sequence_types is any; may be null."),
+  held_out: z.boolean().optional().describe("A held-out case: its failure is reported to models only as a count."),
   expected_stdout: z.string().max(1024 * 1024).optional().describe("The expected standard output (stdin mode)."),
 });
 type Case = z.output<typeof caseSchema>;
@@ -44,7 +49,17 @@ const params = z
     cases_file: checkerFileName.optional().describe("A checker file holding the cases as a JSON array (exact integers)."),
     timeout_seconds: z.number().min(0.1).max(60).default(10).describe("Time limit of each case."),
     ...toleranceParams,
-    ignore_order: z.boolean().default(false).describe("Compare returned arrays as multisets."),
+    ignore_order: z.boolean().default(false).describe("Compare returned lists (and tuples) as multisets."),
+    sequence_types: z
+      .enum(["exact", "any"])
+      .default("exact")
+      .describe("exact (default): a tuple, a list and a set are different types, as Python's == says; any: all three compare as lists (a set in its sorted order)."),
+    held_out_share: z
+      .number()
+      .min(0)
+      .max(0.9)
+      .optional()
+      .describe("The share of cases held out (chosen by their ids, deterministically) besides those marked held_out: a held-out case's failure is reported to models only as a count. Default: 0.25 for a hidden check with 4 or more cases, else 0."),
     stdout_mode: textModeParam,
     max_findings: maxFindingsParam,
   })
@@ -67,6 +82,10 @@ function caseProblems(cases: Case[], mode: "call" | "stdin"): { path: (string | 
     ids.add(id);
     if (mode === "call") {
       if (!Object.hasOwn(c, "expected")) problems.push({ path: [i, "expected"], message: "required in call mode (null is a value)" });
+      for (const [field, value] of [["args", c.args], ["kwargs", c.kwargs], ["expected", c.expected]] as const) {
+        const problem = value === undefined ? undefined : typedValueProblem(field === "kwargs" ? Object.values(value as object) : value);
+        if (problem !== undefined) problems.push({ path: [i, field], message: `not a value of the typed notation: ${problem}` });
+      }
       if (c.stdin !== undefined || c.expected_stdout !== undefined || c.argv !== undefined) problems.push({ path: [i], message: "stdin, argv and expected_stdout belong to stdin mode" });
     } else {
       if (c.expected_stdout === undefined) problems.push({ path: [i, "expected_stdout"], message: "required in stdin mode" });
@@ -99,23 +118,23 @@ function resolveCases(p: Params, checkerFiles: { name: string; content: Buffer }
 }
 
 const showCall = (fn: string, c: Case) => {
-  const args = (c.args ?? []).map((a) => preview(a, 60));
-  const kwargs = Object.entries(c.kwargs ?? {}).map(([k, v]) => `${k}=${preview(v, 60)}`);
+  const args = (c.args ?? []).map((a) => showTyped(a, 60));
+  const kwargs = Object.entries(c.kwargs ?? {}).map(([k, v]) => `${k}=${showTyped(v, 60)}`);
   return clipText(`${fn}(${[...args, ...kwargs].join(", ")})`, 200);
 };
 
-/** A returned value as JSON text showed it: NaN and infinities arrive tagged. */
-function untag(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(untag);
-  if (v !== null && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o);
-    // One key, and $float a string: that key is $float (a parsed JSON object has no inherited one).
-    if (keys.length === 1 && typeof o.$float === "string") return { nan: NaN, inf: Infinity, "-inf": -Infinity }[o.$float] ?? v;
-    return Object.fromEntries(keys.map((k) => [k, untag(o[k])]));
-  }
-  return v;
+/** The cases held out: those marked, and a share chosen by their ids (a hash, so the same on every run). */
+export function heldOut(all: { id: string; held_out?: boolean }[], share: number): Set<string> {
+  const out = new Set(all.filter((c) => c.held_out === true).map((c) => c.id));
+  const rest = all.filter((c) => c.held_out !== true).map((c) => c.id);
+  const n = Math.min(rest.length, Math.round(share * all.length) - out.size);
+  const ranked = rest.map((id) => ({ id, h: createHash("sha256").update(`loopsmith held-out ${id}`).digest("hex") })).sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0));
+  for (const { id } of ranked.slice(0, Math.max(0, n))) out.add(id);
+  return out;
 }
+
+/** The default held-out share: a hidden check's cases, when there are enough to hold some out. */
+const heldOutShare = (p: Params, count: number, ctx: Pick<VerifyContext, "visibility">) => p.held_out_share ?? (ctx.visibility?.hidden === true && count >= 4 ? 0.25 : 0);
 
 export const cases = defineCheck({
   description:
@@ -130,7 +149,8 @@ export const cases = defineCheck({
     // Invalid cases fail in run(); with nothing to run, no container is started.
     // Stryker disable next-line ConditionalExpression: equivalent; without it the next line throws, and planCheckRuns answers a throwing sandbox() with no run too
     if (!resolved.ok) return [];
-    // Only what the program is given: never `expected` or `expected_stdout`.
+    // Only what the program is given: never `expected` or `expected_stdout`. The cases (ids and inputs)
+    // stay in the judge's directory; the program's process gets one case's inputs at a time.
     const inputs = resolved.cases.map((c) =>
       p.mode === "call" ? { id: c.id, args: c.args ?? [], kwargs: c.kwargs ?? {} } : { id: c.id, stdin: c.stdin ?? "", argv: c.argv ?? [] },
     );
@@ -139,11 +159,15 @@ export const cases = defineCheck({
       {
         files: [
           { path: `${p.module}.py`, content: Buffer.from(ctx.program.source) },
-          { path: ".loopsmith/cases.json", content: Buffer.from(stringifyJson(spec)) },
-          { path: ".loopsmith/harness.py", content: Buffer.from(CASES_HARNESS_PY) },
+          { path: ".loopsmith/cases_server.py", content: Buffer.from(CASES_SERVER_PY) },
+          { path: ".loopsmith/loopsmith_wire.py", content: Buffer.from(BRIDGE_WIRE_PY) },
+          { path: `${CASES_JUDGE_DIR}/cases_judge.py`, content: Buffer.from(CASES_JUDGE_PY) },
+          { path: `${CASES_JUDGE_DIR}/loopsmith_wire.py`, content: Buffer.from(BRIDGE_WIRE_PY) },
+          { path: `${CASES_JUDGE_DIR}/cases.json`, content: Buffer.from(stringifyJson(spec)) },
         ],
-        command: ["python3", "/work/.loopsmith/harness.py"],
-        // Every case's limit, the import's, and room for forks and the interpreter's start.
+        command: ["python3", ".loopsmith/cases_server.py"],
+        judge: { dir: CASES_JUDGE_DIR, command: ["python3", "-I", "-B", "cases_judge.py"] },
+        // Every case's limit and its grace, the import's, and room for forks and the interpreters' start.
         timeoutMs: Math.min(600_000, Math.ceil((inputs.length * (p.timeout_seconds + 0.5) + 30 + 15) * 1000)),
       },
     ];
@@ -152,8 +176,11 @@ export const cases = defineCheck({
     const resolved = resolveCases(p, ctx.checkerFiles);
     if (!resolved.ok) return { passed: false, message: resolved.message };
     const all = resolved.cases;
-    const run = ctx.runs[0];
-    if (run === undefined) return { passed: false, message: "the cases were not run (no sandbox evidence)", publicMessage: "the cases were not run" };
+    const raw = ctx.runs[0];
+    if (raw === undefined) return { passed: false, message: "the cases were not run (no sandbox evidence)", publicMessage: "the cases were not run" };
+    if (raw.judge === undefined) return { passed: false, message: "the cases were not run (no judge outcome came back)", publicMessage: "the cases were not run" };
+    // The results are the judge's (written in its own directory); the run's end is the container's.
+    const run: RunEvidence = { ...raw, exitCode: raw.judge.exitCode, artifacts: raw.judge.files, artifactErrors: raw.judge.errors };
     const results = readResults(run, p.mode, all.map((c) => c.id));
     if (!results.ok) return { passed: false, message: results.message, publicMessage: results.publicMessage };
     if (results.importError) {
@@ -170,7 +197,9 @@ export const cases = defineCheck({
       };
     }
     const tol = { atol: p.atol, rtol: p.rtol };
+    const held = heldOut(all, heldOutShare(p, all.length, ctx));
     const findings: Finding[] = [];
+    const heldFailed: Finding[] = [];
     let failed = 0;
     // Stryker disable next-line StringLiteral: unreachable; call mode requires a function (the params' refine), and stdin mode never shows it
     const fn = p.function ?? "";
@@ -180,19 +209,29 @@ export const cases = defineCheck({
       const problem = judgeCase(p, c, got, tol, run);
       if (problem === null) continue;
       failed++;
-      if (findings.length < p.max_findings) findings.push({ where: `case ${JSON.stringify(c.id)}: ${problem.what}`, input, ...problem.finding });
+      const finding = { where: `case ${JSON.stringify(c.id)}: ${problem.what}`, input, ...problem.finding };
+      // A held-out case's failure reaches no finding a model could read: only a count (and, for the client
+      // of a hidden check, the full message).
+      if (held.has(c.id)) heldFailed.push(finding);
+      else if (findings.length < p.max_findings) findings.push(finding);
     }
     const total = all.length;
     if (failed === 0) {
-      const done = `all ${total} case${total === 1 ? "" : "s"} passed`;
+      const done = `all ${total} case${total === 1 ? "" : "s"} passed${held.size > 0 ? ` (${held.size} of them held out)` : ""}`;
       return { passed: true, message: done, publicMessage: done };
     }
     const summary = `${failed} of ${total} case${total === 1 ? "" : "s"} failed`;
-    const first = findings
-      .slice(0, 3)
-      .map((f) => `${f.where} (${f.input}${f.expected !== undefined ? `: expected ${f.expected}` : ""}${f.actual !== undefined ? `, got ${f.actual}` : ""})`)
-      .join("; ");
-    return { passed: false, message: `${summary}: ${first}`, publicMessage: `${summary}: ${findings.slice(0, 5).map((f) => f.where).join("; ")}`, findings };
+    const heldNote = heldFailed.length > 0 ? `${heldFailed.length} held-out case${heldFailed.length === 1 ? "" : "s"} failed` : "";
+    const show = (list: Finding[]) =>
+      list
+        .slice(0, 3)
+        .map((f) => `${f.where} (${f.input}${f.expected !== undefined ? `: expected ${f.expected}` : ""}${f.actual !== undefined ? `, got ${f.actual}` : ""})`)
+        .join("; ");
+    // The full message is the client's, but a visible check's message is what a model reads too: held-out
+    // cases are named in it only when the check is hidden.
+    const named = [show(findings), ctx.visibility?.hidden === true && heldFailed.length > 0 ? `held out: ${show(heldFailed)}` : heldNote].filter(Boolean).join("; ");
+    const publicNamed = [findings.slice(0, 5).map((f) => f.where).join("; "), heldNote].filter(Boolean).join("; ");
+    return { passed: false, message: `${summary}: ${named}`, publicMessage: `${summary}: ${publicNamed}`, findings };
   },
 });
 
@@ -313,12 +352,18 @@ function judgeCase(
       break;
   }
   if (!("stdout" in got)) {
-    const actual = untag(got.value);
-    const cmp = compareJson(actual, untag(c.expected), { tol, ignoreOrder: p.ignore_order }, 3);
+    let cmp;
+    try {
+      cmp = compareTyped(got.value, c.expected, { tol, ignoreOrder: p.ignore_order, sequenceTypes: p.sequence_types }, 3);
+    } catch (e) {
+      // The judge checked the value against the wire's notation: a malformed one is a broken harness.
+      if (e instanceof TypedValueError) return { what: "returned a value that is not plain data", finding: {} };
+      throw e;
+    }
     if (cmp.equal) return null;
     return {
       what: "wrong answer",
-      finding: { actual: preview(got.value, 200), expected: preview(c.expected, 200), note: cmp.differences.map((d) => `${d.pointer || "(value)"} ${d.what}${d.note ? ` (${d.note})` : ""}`).join("; ") },
+      finding: { actual: showTyped(got.value, 200), expected: showTyped(c.expected, 200), note: cmp.differences.map((d) => `${d.pointer || "(value)"} ${d.what}${d.note ? ` (${d.note})` : ""}`).join("; ") },
     };
   }
   if (got.exit_code !== 0) {
