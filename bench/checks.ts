@@ -28,11 +28,13 @@ const producedCsv = csv(produced);
 const reversedCsv = csv(produced.slice().reverse());
 const report = { rows: rows.map((r) => Object.fromEntries(header.map((h, j) => [h, j % 3 === 0 ? r[j] : Number(r[j])]))) };
 const reportText = JSON.stringify(report);
+// The dirty input csv_repair scores against: every 10th row's c1 off (so 10% of rows need a fix).
+const dirtyCsv = csv(rows.map((r, i) => (i % 10 === 0 ? r.map((c, j) => (j === 1 ? `${c}x` : c)) : r)));
 
-const ctx = (artifacts: Record<string, string>, checker: Record<string, string> = {}): VerifyContext => ({
+const ctx = (artifacts: Record<string, string>, checker: Record<string, string> = {}, inputs: Record<string, string> = {}): VerifyContext => ({
   exitCode: 0, timedOut: false, oomKilled: false, stdout: "", stderr: "", durationMs: 1,
   artifacts: Object.entries(artifacts).map(([name, t]) => ({ name, content: Buffer.from(t) })),
-  artifactErrors: [], inputs: [], checkerFiles: Object.entries(checker).map(([name, t]) => ({ name, content: Buffer.from(t) })), program: null, runs: [],
+  artifactErrors: [], inputs: Object.entries(inputs).map(([name, t]) => ({ name, content: Buffer.from(t) })), checkerFiles: Object.entries(checker).map(([name, t]) => ({ name, content: Buffer.from(t) })), program: null, runs: [],
 });
 const spec = (id: string, params: Record<string, unknown>): CheckSpec => ({ id, params, kind: "deterministic", description: "" });
 
@@ -40,6 +42,7 @@ const cases: [string, CheckSpec, VerifyContext, () => unknown][] = [
   ["csv_matches strict", spec("csv_matches", { artifact: "out.csv", expected_file: "e.csv" }), ctx({ "out.csv": producedCsv }, { "e.csv": expectedCsv }), () => [producedCsv.split("\n").map((l) => l.split(",")), expectedCsv.split("\n").map((l) => l.split(","))]],
   ["csv_matches any order", spec("csv_matches", { artifact: "out.csv", expected_file: "e.csv", row_order: "any" }), ctx({ "out.csv": reversedCsv }, { "e.csv": expectedCsv }), () => [reversedCsv.split("\n").map((l) => l.split(",")), expectedCsv.split("\n").map((l) => l.split(","))]],
   ["csv_matches by key", spec("csv_matches", { artifact: "out.csv", expected_file: "e.csv", row_order: "key", key: ["c0"] }), ctx({ "out.csv": reversedCsv }, { "e.csv": expectedCsv }), () => [reversedCsv.split("\n").map((l) => l.split(",")), expectedCsv.split("\n").map((l) => l.split(","))]],
+  ["csv_repair by key", spec("csv_repair", { artifact: "out.csv", expected_file: "e.csv", input_file: "in.csv", key: ["c0"], min_recall: 0.9 }), ctx({ "out.csv": reversedCsv }, { "e.csv": expectedCsv }, { "in.csv": dirtyCsv }), () => [reversedCsv, expectedCsv, dirtyCsv].map((t) => t.split("\n").map((l) => l.split(",")))],
   ["csv_schema 4 rules", spec("csv_schema", { artifact: "out.csv", rules: { c0: { type: "integer", unique: true, not_null: true }, c1: { type: "number", between: [0, 1e9] } } }), ctx({ "out.csv": producedCsv }), () => producedCsv.split("\n").map((l) => l.split(","))],
   ["row_count", spec("row_count", { artifact: "out.csv", min: 1 }), ctx({ "out.csv": producedCsv }), () => producedCsv.split("\n").length],
   ["json_matches", spec("json_matches", { artifact: "r.json", expected_file: "e.json", atol: 1e-9 }), ctx({ "r.json": reportText }, { "e.json": reportText }), () => [JSON.parse(reportText), JSON.parse(reportText)]],

@@ -310,6 +310,19 @@ describe("csv_repair: edge cases", () => {
     expect(filled.message).toContain("precision 0.8889 (8 of 9 changed cells right, 1 good cell broken)");
   });
 
+  it("reads the input's cells by column name, wherever its columns sit (a row's text alone proves nothing)", () => {
+    const expected = "id,v,w\n1,x,y\n2,x,y\n";
+    // Row 1's text is the expected row's, but its columns are swapped: both its cells needed fixing.
+    const input = "id,w,v\n1,x,y\n2,y,x\n";
+    const r = repair(expected, { key: ["id"] }, { expected, input });
+    expect(r.message).toContain("recall 1 (2 of 2 cells that needed fixing fixed), precision 1 (2 of 2 changed cells right");
+    const semicolons = repair(expected, { key: ["id"], input_delimiter: ";" }, { expected, input: "id;v;w\n1;x;y\n2;x;y\n" });
+    expect(semicolons.message).toContain("recall 1 (no cell needed fixing)");
+    // The same text under another delimiter is other cells: "1,x" read with ";" is one field.
+    const other = repair("id,v\n1,x\n", { key: undefined, input_delimiter: ";" }, { expected: "id,v\n1,x\n", input: "id;v\n1,x\n" });
+    expect(other.message).toContain("recall 1 (2 of 2 cells that needed fixing fixed)");
+  });
+
   it("reads a ragged, quote-broken input leniently (it is the mess being cleaned)", () => {
     const input = `${DIRTY.trimEnd()}\n6,North,"1"2,x,extra\n`;
     const expected = table([...CLEAN_ROWS, ["6", "North", "12", "x"]]);
