@@ -46,6 +46,11 @@ describe("junk deliverables (issue 27)", () => {
     const expected = { "expected.csv": "a;b\n1;2\n" };
     const byFile = frozen([{ id: "csv_matches", params: { artifact: "out.csv", expected_file: "expected.csv", delimiter: ";" } }], "out.csv");
     expect(text(junkProbes(byFile, [], files(expected))[0]!)).toEqual(["out.csv=a;b\n"]);
+    // The probe's name reaches the tape and the export: hidden material is used, never quoted.
+    expect(junkProbes(byFile, [], files(expected))[0]!.probe).toBe("a junk deliverable: out.csv as an empty table with the expected header");
+    const hiddenColumns = frozen([{ id: "csv_schema", hidden: true, params: { artifact: "out.csv", columns: ["secret_column"] } }], "out.csv");
+    expect(junkProbes(hiddenColumns, [], [])[0]).toMatchObject({ probe: "a junk deliverable: out.csv as an empty table with the expected header" });
+    expect(text(junkProbes(hiddenColumns, [], [])[0]!)).toEqual(["out.csv=secret_column\n"]);
     const byColumns = frozen([{ id: "csv_schema", params: { artifact: "out.csv", columns: ["id", "full name"], rules: { "x,y": { not_null: true } } } }], "out.csv");
     expect(text(junkProbes(byColumns, [], [])[0]!)).toEqual(['out.csv=id,full name,"x,y"\n']);
     const byInput = frozen([{ id: "row_count", params: { artifact: "out.csv", min: 0 } }], "out.csv");

@@ -49,31 +49,40 @@ function csvCell(name: string, delimiter: string): string {
 
 const firstLine = (content: Buffer) => content.toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "";
 
+interface Header {
+  line: string;
+  /** Whether the line may be quoted in the probe's name: not when it comes from hidden material. */
+  shown: boolean;
+}
+
 /**
  * The header an empty table gets: the expected file's own header line when a csv_matches names one, else
  * the columns the checks name (csv_schema's columns and rule keys, csv_matches' key), else the header of
  * the goal's one input; null when nothing says what the columns are.
  */
-function headerOf(artifact: string, reads: Read[], inputs: SandboxFile[], checkerFiles: SandboxFile[]): string | null {
+function headerOf(artifact: string, reads: Read[], inputs: SandboxFile[], checkerFiles: SandboxFile[]): Header | null {
   const mine = reads.filter((r) => r.artifact === artifact);
   for (const r of mine) {
     if (r.check.id !== "csv_matches" || typeof r.params.expected_file !== "string") continue;
     const file = checkerFiles.find((f) => f.name === r.params.expected_file);
-    if (file) return firstLine(file.content);
+    if (file) return { line: firstLine(file.content), shown: false };
   }
   const names: string[] = [];
   let delimiter = ",";
+  let hidden = false;
   for (const r of mine) {
     const named = [
       ...(Array.isArray(r.params.columns) ? r.params.columns : []),
       ...(r.params.rules && typeof r.params.rules === "object" ? Object.keys(r.params.rules) : []),
       ...(Array.isArray(r.params.key) ? r.params.key : []),
     ].filter((n): n is string => typeof n === "string");
-    if (named.length > 0 && typeof r.params.delimiter === "string") delimiter = r.params.delimiter;
+    if (named.length === 0) continue;
+    if (typeof r.params.delimiter === "string") delimiter = r.params.delimiter;
+    hidden ||= r.check.hidden;
     for (const n of named) if (!names.includes(n)) names.push(n);
   }
-  if (names.length > 0) return names.map((n) => csvCell(n, delimiter)).join(delimiter);
-  if (inputs.length === 1) return firstLine(inputs[0]!.content);
+  if (names.length > 0) return { line: names.map((n) => csvCell(n, delimiter)).join(delimiter), shown: !hidden };
+  if (inputs.length === 1) return { line: firstLine(inputs[0]!.content), shown: true };
   return null;
 }
 
@@ -95,14 +104,16 @@ export function junkProbes(checks: FrozenCheck[], inputs: SandboxFile[], checker
     const f = form.get(name);
     if (f === "json") return `${name} as ${json}`;
     if (f === "text") return `${name} as an empty text`;
+    // The probe's name reaches the tape and the export: a header from hidden material is not quoted.
     const h = header.get(name);
-    return h === null || h === undefined ? `${name} as an empty file` : `${name} as an empty table with the header ${quote(h)}`;
+    if (!h) return `${name} as an empty file`;
+    return `${name} as an empty table with ${h.shown ? `the header ${quote(h.line)}` : "the expected header"}`;
   };
   const empty = (json: "{}" | "[]") => (name: string) => {
     const f = form.get(name);
     if (f === "json") return Buffer.from(json, "utf8");
     const h = header.get(name);
-    return Buffer.from(f === "table" && h ? `${h}\n` : "", "utf8");
+    return Buffer.from(f === "table" && h ? `${h.line}\n` : "", "utf8");
   };
 
   const probes: JunkProbe[] = [{ probe: `a junk deliverable: ${names.map((n) => describe(n, "{}")).join(", ")}`, artifacts: files(names, empty("{}")) }];
