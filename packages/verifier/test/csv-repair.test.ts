@@ -212,7 +212,7 @@ describe("csv_repair: wrong output fails", () => {
     expect(r.message).toContain("recall 0.6 (3 of 5 cells that needed fixing fixed)");
     expect(r.message).toContain("accuracy 0.8 (12 of 15 cells right)");
     expect(r.findings).toEqual([
-      { where: "input row 3", input: "order_id=3", expected: `region=Unknown, revenue=99.99, note=${CANARY}`, note: "no produced row has this key" },
+      { where: "input row 3 (order_id=3)", expected: `region=Unknown, revenue=99.99, note=${CANARY}`, note: "no produced row has this key" },
     ]);
     expectNoLeak(r);
   });
@@ -229,10 +229,10 @@ describe("csv_repair: wrong output fails", () => {
     const extra = repair(table([...CLEAN_ROWS, ["9", "North", "1", "ok"]]), { min_recall: 0.1 });
     expect(extra.passed).toBe(false);
     expect(extra.message).toContain("1 extra row");
-    expect(extra.findings).toEqual([{ where: "row 6", input: "order_id=9", note: "no expected row has this key, nor has the input" }]);
+    expect(extra.findings).toEqual([{ where: "row 6 (order_id=9)", actual: "region=North, revenue=1, note=ok", note: "no expected row has this key, nor has the input" }]);
     const dup = repair(table([...CLEAN_ROWS, CLEAN_ROWS[1]!]), { min_recall: 0.1 });
     expect(dup.passed).toBe(false);
-    expect(dup.findings).toEqual([{ where: "row 6", input: "order_id=2", note: "duplicate key (first at row 2)" }]);
+    expect(dup.findings).toEqual([{ where: "row 6 (order_id=2)", note: "duplicate key (first at row 2)" }]);
     const byPosition = repair(table([...CLEAN_ROWS, ["9", "North", "1", "ok"]]), { key: undefined, min_recall: 0.1 }, { input: table(DIRTY_ROWS.filter((_, i) => i !== 3)) });
     expect(byPosition.passed).toBe(false);
     expect(byPosition.findings?.[0]).toMatchObject({ where: "row 6", actual: "order_id=9, region=North, revenue=1, note=ok", note: "a row beyond the expected table's end" });
@@ -308,6 +308,7 @@ describe("csv_repair: edge cases", () => {
     expect(repair(table(withCell(CLEAN_ROWS, 3, 3, "")), {}, { input, expected }).message).toContain("recall 1 (8 of 8 cells that needed fixing fixed), precision 1 (8 of 8 changed cells right");
     const filled = repair(EXPECTED, {}, { input, expected });
     expect(filled.message).toContain("precision 0.8889 (8 of 9 changed cells right, 1 good cell broken)");
+    expect(filled.findings?.[0]?.note).toMatch(/^a value where the expected cell is empty \(the input has no such column\); expected a null/);
   });
 
   it("reads the input's cells by column name, wherever its columns sit (a row's text alone proves nothing)", () => {

@@ -241,7 +241,7 @@ function byKey(p: Params, r: Reader, t: Tables, keys: Column[], scored: Column[]
   const inputAt = index(t.inp, (c) => c.input, () => undefined);
   const producedAt = index(t.prod, (c) => c.produced, (row, first) => {
     tally.duplicates++;
-    out.add("duplicate", () => ({ where: `row ${row + 1}`, input: showKey(t.prod, row, (c) => c.produced), note: `duplicate key (first at row ${first + 1})` }));
+    out.add("duplicate", () => ({ where: `row ${row + 1} (${showKey(t.prod, row, (c) => c.produced)})`, note: `duplicate key (first at row ${first + 1})` }));
   });
 
   for (const [k, ei] of expectedAt) {
@@ -259,14 +259,14 @@ function byKey(p: Params, r: Reader, t: Tables, keys: Column[], scored: Column[]
     score(ei, ii, pi ?? null, () => `row ${(pi ?? 0) + 1} (${showKey(t.prod, pi ?? 0, (c) => c.produced)})`);
     if (pi === undefined) {
       tally.missing++;
-      out.add("missing", () => ({ where: `input row ${ii + 1}`, input: showKey(t.inp, ii, (c) => c.input), expected: rowPreview(t.exp, ei, scored, (c) => c.expected), note: "no produced row has this key" }));
+      out.add("missing", () => ({ where: `input row ${ii + 1} (${showKey(t.inp, ii, (c) => c.input)})`, expected: rowPreview(t.exp, ei, scored, (c) => c.expected), note: "no produced row has this key" }));
     }
   }
   for (const [k, pi] of producedAt) {
     if (expectedAt.has(k)) continue;
     tally.extra++;
     const note = inputAt.has(k) ? "no expected row has this key: the cleaning should have removed this input row" : "no expected row has this key, nor has the input";
-    out.add("extra", () => ({ where: `row ${pi + 1}`, input: showKey(t.prod, pi, (c) => c.produced), note }));
+    out.add("extra", () => ({ where: `row ${pi + 1} (${showKey(t.prod, pi, (c) => c.produced)})`, actual: rowPreview(t.prod, pi, scored, (c) => c.produced), note }));
   }
   return null;
 }
@@ -305,7 +305,7 @@ function scoreRow(r: Reader, t: Tables, columns: readonly Column[], inputLayout:
       input: dv === null ? "(the input has no such column)" : clipCell(dv),
       actual: clipCell(av),
       expected: clipCell(ev),
-      note: `${CELL_NOTES[kind]}; ${diffNote(ev, av, r)}`,
+      note: `${dv === null && kind === "broken" ? "a value where the expected cell is empty (the input has no such column)" : CELL_NOTES[kind]}; ${diffNote(ev, av, r)}`,
     }));
   }
 }
