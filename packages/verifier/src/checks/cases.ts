@@ -4,6 +4,7 @@ import { defineCheck } from "../define";
 import { clipText, preview } from "../format";
 import { parseJsonExact, stringifyJson } from "../lib/json";
 import { toleranceParams } from "../lib/numbers";
+import { programRunStopped } from "../lib/not-run";
 import { compareText, textModeParam } from "../lib/text";
 import { CASES_MODULE_SHADOWS, safeExceptionName } from "../lib/python";
 import { createHash } from "node:crypto";
@@ -177,6 +178,9 @@ export const cases = defineCheck({
     if (!resolved.ok) return { passed: false, message: resolved.message };
     const all = resolved.cases;
     const raw = ctx.runs[0];
+    // issue 27: the runner makes no case run after a program run that timed out or ran out of memory.
+    const stopped = programRunStopped(ctx);
+    if (raw === undefined && stopped) return { passed: false, message: `the cases were not run: ${stopped}`, publicMessage: `the cases were not run: ${stopped}` };
     if (raw === undefined) return { passed: false, message: "the cases were not run (no sandbox evidence)", publicMessage: "the cases were not run" };
     if (raw.judge === undefined) return { passed: false, message: "the cases were not run (no judge outcome came back)", publicMessage: "the cases were not run" };
     // The results are the judge's (written in its own directory); the run's end is the container's.

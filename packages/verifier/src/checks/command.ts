@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineCheck } from "../define";
 import { clipText } from "../format";
 import { JUNIT, readJunit, type TestCase } from "../lib/junit";
+import { programRunStopped } from "../lib/not-run";
 import { COMMAND_EXEC_PY, COMMAND_NODE_FREEZE_MJS, COMMAND_NODE_OBSERVER_MJS, COMMAND_PYTEST_PY } from "./command-harness";
 import { PYTEST_SHADOWS } from "../lib/python";
 import type { CheckResult, CheckRunRequest, Finding, RunEvidence } from "../types";
@@ -219,7 +220,8 @@ export const command = defineCheck({
     const lockedChanged = ws ? ws.changed.filter((path) => locked(path)) : [];
     const run = ctx.runs[0];
     const clientTests = isTestRunner(p.run) ? (p.run === "npm_test" ? [...original].filter((f) => isTestFile(p.run, f)) : selectTests(p.run, p.args, original).files) : [];
-    const verdict = run === undefined ? { passed: false, message: `${what} was not run` } : judge(p, what, run, { script, clientTests });
+    const stopped = programRunStopped(ctx);
+    const verdict = run === undefined ? { passed: false, message: `${what} was not run${stopped ? `: ${stopped}` : ""}` } : judge(p, what, run, { script, clientTests });
     if (lockedChanged.length > 0) {
       const list = `${lockedChanged.slice(0, 10).join(", ")}${lockedChanged.length > 10 ? ", ..." : ""}`;
       const message = `the attempt changed files it may not change (${list}): the client's locked files, the runner's configuration and its test files; they were restored from the original for this run, and an attempt that edits them is not accepted. With them restored: ${verdict.passed ? "passed" : verdict.message}`;

@@ -5,7 +5,8 @@ import { clipText, preview } from "../format";
 import { JUNIT, readJunit, type TestCase } from "../lib/junit";
 import { PYTEST_SHADOWS, safeExceptionName, STARTUP_MODULES } from "../lib/python";
 import { BRIDGE_CLIENT_PY, BRIDGE_SERVER_PY, BRIDGE_WIRE_PY, JUDGE_PYTEST_PY } from "./bridge-py";
-import type { CheckResult, Finding, NamedFile, RunEvidence } from "../types";
+import { programRunStopped } from "../lib/not-run";
+import type { CheckResult, Finding, NamedFile, RunEvidence, VerifyContext } from "../types";
 import { maxFindingsParam } from "./json-matches";
 
 // The client's own pytest files, run against the program. By default (isolation "process", issue 26) the
@@ -100,7 +101,7 @@ export const testSuite = defineCheck({
   },
   run(p, ctx): CheckResult {
     const raw = ctx.runs[0];
-    if (raw === undefined) return { passed: false, message: "the tests were not run (a test file is missing from the checker files)", publicMessage: "the tests were not run" };
+    if (raw === undefined) return notRun(p, ctx);
     if (raw.timedOut) return fail(`the test run hit its time limit of ${p.timeout_seconds} s`);
     if (raw.oomKilled) return fail("the test run ran out of memory");
     if (p.isolation === "process" && raw.judge === undefined) return fail("the tests' process did not run (no judge outcome came back)", raw);
@@ -170,6 +171,19 @@ function locate(id: string, known: Map<string, Set<string>>): { where: string; p
     return { where: [stem, ...classes, name].join("::"), ...(params ? { params } : {}), known: true };
   }
   return { where: "a test the client's files do not define", known: false };
+}
+
+/**
+ * No run of the tests came back. The runner makes none after a program run that timed out or ran out of
+ * memory, nor for a test file missing from the checker files; otherwise none was recorded (the goal's time
+ * ran out before it, or the attempt's evidence could not be stored). Checker file names stay the client's.
+ */
+function notRun(p: z.infer<typeof params>, ctx: VerifyContext): CheckResult {
+  const stopped = programRunStopped(ctx);
+  if (stopped) return { passed: false, message: `the tests were not run: ${stopped}`, publicMessage: `the tests were not run: ${stopped}` };
+  const missing = p.tests.filter((name) => !ctx.checkerFiles.some((f) => f.name === name));
+  const why = missing.length > 0 ? `a test file is missing from the checker files (${missing.map((n) => JSON.stringify(n)).join(", ")})` : "no run of them was recorded (the goal's time ran out before them, or the attempt's evidence could not be stored)";
+  return { passed: false, message: `the tests were not run: ${why}`, publicMessage: "the tests were not run" };
 }
 
 function fail(message: string, run?: RunEvidence): CheckResult {
