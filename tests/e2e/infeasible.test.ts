@@ -58,6 +58,19 @@ describe("issue 27: a give-up with on_infeasible fail (the default)", () => {
     expect(goal.executions).toHaveLength(1);
   });
 
+  it("an exported give-up replays to the same tape: the script keeps the refiner's give-up and the goal its on_infeasible", async () => {
+    const original = await loop.run(scriptedGoal({ inspect: [NOT_YET], refine: [{ ...program(SCRIPT_CRASHES), infeasible: { reason: REASON } }] }, { max_attempts: 2 }));
+    expectGaveUp(original, "refiner");
+    const exported = await loop.request("GET", `/goals/${original.id}/script`);
+    expect(exported.status).toBe(200);
+    const body = exported.body.body as { on_infeasible: string; model: { script: { refine: { infeasible?: unknown }[] } } };
+    expect(body.on_infeasible).toBe("fail");
+    expect(body.model.script.refine[0]?.infeasible).toEqual({ reason: REASON });
+    const replayed = await loop.run(body);
+    expectGaveUp(replayed, "refiner");
+    expect(replayed.tape).toBe(original.tape);
+  });
+
   it("an inspector that says verified and infeasible over failing checks does not verify: the give-up stands", async () => {
     const goal = await loop.run(scriptedGoal({ inspect: [{ ...INSPECT_VERIFIED, infeasible: { reason: REASON } }] }));
     expectGaveUp(goal, "inspector");
