@@ -148,6 +148,34 @@ describe("requests", () => {
     for (const s of ["print(1)", "could not convert", "FAIL exits_clean", "currency strings", "strip $"]) expect(ref.prompt).toContain(s);
   });
 
+  it("issue 27: the inspector and both refiner arms are offered the give-up, and their schemas require the field", async () => {
+    const failed = [{ id: "exits_clean", params: {}, passed: false, message: "exit code 1", feedback: "exit code 1", hidden: false, findings: [] }];
+    const insp = inspectorRequest({ plan, success: null, checks: [reconcile], outcomes: failed, run });
+    const base = { plan, code: { filename: "a.py", language: "python" as const, source: "print(1)", notes: "" }, run, failed, inspection: { verified: false, failing_checks: [], diagnosis: "d", fix_hint: "f" } };
+    const full = refinerRequest(base);
+    const control = refinerRequest({ ...base, feedback: "retry_only" });
+    for (const req of [insp, full, control]) {
+      expect(req.system).toMatch(/infeasible/);
+      expect(req.system).toMatch(/never verifies the goal/);
+      expect(req.schema.safeParse({ ...(req === insp ? base.inspection : base.code), infeasible: { reason: "contradiction" } }).success).toBe(true);
+      expect(req.schema.safeParse({ ...(req === insp ? base.inspection : base.code), infeasible: { reason: "" } }).success).toBe(false);
+    }
+  });
+
+  it("issue 27: after the client overruled a give-up, the refiner hears the reason and the note; the control arm only the note", () => {
+    const failed = [{ id: "exits_clean", params: {}, passed: false, message: "exit code 1", feedback: "exit code 1", hidden: false, findings: [] }];
+    const base = { plan, code: { filename: "a.py", language: "python" as const, source: "print(1)", notes: "" }, run, failed, inspection: { verified: false, failing_checks: [], diagnosis: "d", fix_hint: "f" } };
+    const overruledGiveUp = { reason: "exits_clean contradicts the objective", note: "The check is right." };
+    const full = refinerRequest({ ...base, overruledGiveUp });
+    expect(full.prompt).toContain("Earlier this goal was declared infeasible: exits_clean contradicts the objective");
+    expect(full.prompt).toContain("The client's note: The check is right.");
+    const control = refinerRequest({ ...base, feedback: "retry_only", overruledGiveUp });
+    expect(control.prompt).toContain("The client's note: The check is right.");
+    expect(control.prompt).not.toContain("exits_clean");
+    // Without a give-up the prompt says nothing of one.
+    expect(refinerRequest(base).prompt).not.toMatch(/declared infeasible|client's note/);
+  });
+
   it("binary inputs are described without their bytes", () => {
     expect(summarizeInput("x.bin", Buffer.from([0, 1, 2, 3]))).toEqual({ name: "x.bin", size: 4, head: null });
   });
