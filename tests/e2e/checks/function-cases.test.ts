@@ -97,7 +97,7 @@ describe("a function goal graded by hidden cases", () => {
 
 describe("held-out cases (issue 27)", () => {
   it("a held-out case's failure reaches the models only as a count: no id, input or output", async () => {
-    const g = await loop.run(goal(CORRECT.replace("range(n)", "range(n + 1)")));
+    const g = await loop.run(goal("def fib(n):\n    return -1\n"));
     const latest = g.checks.find((c) => c.id === "cases")!.latest!;
     expect(latest.passed).toBe(false);
     // Five cases, all wrong; one held out: four named, one counted.
@@ -146,5 +146,5 @@ describe("stdin cases", () => {
       const g = await loop.run(stdinGoal(program));
       expect(g.state).toBe("failed");
     }
-  });
+  }, 240_000); // three goals in a row
 });
