@@ -83,7 +83,9 @@ describe("the evaluator's self-test", () => {
     expect(goal.state).toBe("verified");
     const st = goal.self_test as SelfTest;
     expect(st.ok).toBe(true);
-    expect(st.probes.map((p) => [p.kind, p.ok])).toEqual([["probe", true], ["probe", true], ["good", true], ["good", true], ["bad", true], ["bad", true]]);
+    // issue 27: and a junk deliverable (the expected file's header, no rows) that csv_matches refuses.
+    expect(st.probes.map((p) => [p.kind, p.ok])).toEqual([["probe", true], ["probe", true], ["probe", true], ["good", true], ["good", true], ["bad", true], ["bad", true]]);
+    expect(st.probes[2]).toMatchObject({ probe: "a junk deliverable: totals.csv as an empty table with the expected header", failing_checks: ["csv_matches"], run: { source: "given", artifacts: ["totals.csv"] } });
     const endless = st.probes.find((p) => p.probe === "a program that never ends")!;
     expect(endless.run).toMatchObject({ source: "sandbox", timed_out: true });
     expect(endless.failing_checks).toContain("exits_clean");
