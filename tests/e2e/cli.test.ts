@@ -104,7 +104,9 @@ describe("loopsmith goal --wait", () => {
   let verified: GoalView;
 
   it("exits 0 for a verified goal and prints exactly one JSON document, the final goal, with progress on stderr", async () => {
-    const r = await cli([...goalArgs("verified.json", ['row_count:{"artifact":"clean.csv","equals":2}']), "--output-format", "json"]);
+    // issue 27: row_count alone is met by the input copied through (2 rows), so the self-test refuses it; the
+    // names' rule is what the copy fails.
+    const r = await cli([...goalArgs("verified.json", ['row_count:{"artifact":"clean.csv","equals":2}', 'csv_schema:{"artifact":"clean.csv","rules":{"name":{"regex":"[A-Z][a-z]+ [A-Z][a-z]+"}}}']), "--output-format", "json"]);
     expect(r.code, r.stderr).toBe(0);
     verified = JSON.parse(r.stdout) as GoalView;
     expect(verified.state).toBe("verified");
