@@ -8,13 +8,17 @@
 //
 // "Verified" here = every deterministic outcome passed: the inspector model can only veto, so it is left
 // out. Exits 1 on any false accept, or when more than 3% of the correct programs are rejected.
+// Then bench/honesty-vacuous.ts through the evaluator's self-test: exits 1 when a vacuous definition of
+// done is let through or an honest one refused.
 import { parseArgs } from "node:util";
 import { freezeChecks } from "@loopsmith/agents";
 import { createDockerSandbox, dockerClient, pingDocker, SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, sandboxImageTag, type RunRequest, type RunResult, type SandboxFile } from "@loopsmith/sandbox";
 import { checkSpec, type FrozenCheck } from "@loopsmith/schemas";
-import { checkerFilesOf, listChecks, runCheck, validateCheckSpec, type CheckOutcome, type RunEvidence } from "@loopsmith/verifier";
+import { checkerFilesOf, createCheckPool, listChecks, runCheck, validateCheckSpec, type CheckOutcome, type RunEvidence } from "@loopsmith/verifier";
 import { runCheckRuns } from "../apps/runner/src/states/check-runs";
+import { runSelfTest } from "../apps/runner/src/states/self-test";
 import { TASKS, type HonestyTask } from "./honesty-tasks";
+import { VACUOUS } from "./honesty-vacuous";
 import { median } from "./lib/stats";
 
 const { values } = parseArgs({ options: { only: { type: "string" }, concurrent: { type: "string", default: "2" }, verbose: { type: "boolean", default: false } } });
@@ -256,5 +260,29 @@ if (ownRuns.length > 0) {
   console.log(`sandbox, checks' own runs (cases, test_suite): ${ownRuns.length} runs, median ${ms(median(ownRuns.map((r) => r.wallMs)))} ms wall (${ms(median(ownRuns.map((r) => r.durationMs)))} ms in the container), max ${ms(Math.max(...ownRuns.map((r) => r.wallMs)))} ms`);
 }
 
-const failed = falseAccepts.length > 0 || falseRejects.length > MAX_FALSE_REJECT_RATE * correct.length;
+// The other half: definitions of done the evaluator's self-test must refuse before any model call (it is
+// given no model to call), beside an honest definition of each task that it must let through.
+// All of them, whatever --only says: they start no container but the never-ending probe (once).
+const vacuous = VACUOUS;
+const checkPool = createCheckPool({ timeoutMs: 120_000 });
+const selfTested: { label: string; vacuous: boolean; refused: boolean; why: string }[] = [];
+for (const task of vacuous) {
+  for (const [label, checks, isVacuous] of [...Object.entries(task.vacuous).map(([what, v]) => [what, v.checks, true] as const), ["honest", task.honest, false] as const]) {
+    const st = await runSelfTest(
+      { sandbox, checks: checkPool },
+      { checks: freezeChecks(checkSpec.array().parse(checks), [], task.deliverable).checks, fixtures: null, inputs: files(task.inputs), checkerFiles: files(task.checkerFiles), timeoutMs: DEFAULT_TIMEOUT_S * 1000, signal: new AbortController().signal },
+    );
+    selfTested.push({ label: `${task.name} / ${label}`, vacuous: isVacuous, refused: !st.ok, why: st.probes.filter((p) => !p.ok).map((p) => p.probe).join("; ") });
+  }
+}
+await checkPool.close();
+const vacuousLetThrough = selfTested.filter((r) => r.vacuous && !r.refused);
+const honestRefused = selfTested.filter((r) => !r.vacuous && r.refused);
+console.log("");
+console.log(`vacuous definitions refused before any model call: ${selfTested.filter((r) => r.vacuous && r.refused).length} of ${selfTested.filter((r) => r.vacuous).length}`);
+for (const r of selfTested.filter((x) => x.vacuous)) console.log(`  - ${r.label}: ${r.refused ? `refused (${clip(r.why, 160)})` : "LET THROUGH"}`);
+console.log(`honest definitions let through:                    ${selfTested.filter((r) => !r.vacuous && !r.refused).length} of ${selfTested.filter((r) => !r.vacuous).length}`);
+for (const r of honestRefused) console.log(`  - ${r.label}: refused by ${r.why}`);
+
+const failed = falseAccepts.length > 0 || falseRejects.length > MAX_FALSE_REJECT_RATE * correct.length || vacuousLetThrough.length > 0 || honestRefused.length > 0;
 process.exitCode = failed ? 1 : 0;
