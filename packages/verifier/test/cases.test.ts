@@ -1,20 +1,37 @@
 // The cases check judged on crafted sandbox evidence, without services (issue 18): what its run request
 // carries (never expected values), and how it judges every result status, forged and missing results,
-// tolerances both ways, and the stdin mode.
+// tolerances both ways, and the stdin mode. issue 27: the results are the judge's file (the judge runs
+// beside the program under its own uid), values compare with their exact Python types, and held-out
+// cases reach a model only as a count.
 import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
-import { listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
-import { CASES_HARNESS_PY } from "../src/checks/cases-harness";
-import { MALFORMED_RESULTS, MAX_CASES } from "../src/checks/cases";
+import { listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type NamedFile, type RunEvidence } from "../src/index";
+import { BRIDGE_WIRE_PY } from "../src/checks/bridge-py";
+import { CASES_JUDGE_PY, CASES_SERVER_PY } from "../src/checks/cases-harness";
+import { heldOut, MALFORMED_RESULTS, MAX_CASES } from "../src/checks/cases";
 import { CASES_MODULE_SHADOWS, safeExceptionName, STARTUP_MODULES } from "../src/lib/python";
 import { check, emptyCtx, file } from "./support";
 
 const PROGRAM = { filename: "analysis.py", source: "def add(a, b):\n    return a + b\n" };
 
-/** A case run whose harness wrote these result lines. */
-function evidence(records: unknown[] | string, over: Partial<RunEvidence> = {}): RunEvidence {
+/** What the judge of a case run left: its exit code, the files it wrote in its own out/, its collection errors. */
+type Judged = { exitCode?: number; files?: NamedFile[]; errors?: string[] };
+
+/** A case run whose judge wrote these result lines (`run` is the container's side: its end, its artifacts). */
+function evidence(records: unknown[] | string, judged: Judged = {}, run: Partial<RunEvidence> = {}): RunEvidence {
   const text = typeof records === "string" ? records : records.map((r) => JSON.stringify(r)).join("\n");
-  return { exitCode: 0, timedOut: false, oomKilled: false, stdout: "", stderr: "", durationMs: 50, artifacts: [file("cases.jsonl", text)], artifactErrors: [], ...over };
+  return {
+    exitCode: 0,
+    timedOut: false,
+    oomKilled: false,
+    stdout: "",
+    stderr: "",
+    durationMs: 50,
+    artifacts: [],
+    artifactErrors: [],
+    judge: { exitCode: 0, files: [file("cases.jsonl", text)], errors: [], ...judged },
+    ...run,
+  };
 }
 
 function judge(params: Record<string, unknown>, runs: RunEvidence[], over: Partial<CheckSpec> = {}, checkerFiles = [] as ReturnType<typeof file>[]) {
@@ -24,33 +41,55 @@ function judge(params: Record<string, unknown>, runs: RunEvidence[], over: Parti
   return o;
 }
 
+const plan = (params: Record<string, unknown>) => planCheckRuns(check("cases", params), { program: PROGRAM, checkerFiles: [], inputs: [] });
+const specOf = (req: { files: { path: string; content: Buffer }[] }) => JSON.parse(req.files.find((f) => f.path === ".judge/cases.json")!.content.toString()) as unknown;
+
 const ADD = { function: "add", cases: [{ id: "small", args: [2, 3], expected: 5 }, { args: [-1, 1], expected: 0 }] };
-// Result lines as the harness writes them (issue 25: anything else is refused).
+// Result lines as the judge writes them (issue 25: anything else is refused).
 const ok = (id: string, value: unknown) => ({ id, status: "ok", value, duration_ms: 3 });
 const called = (id: string, rec: Record<string, unknown>) => ({ id, duration_ms: 3, ...rec });
 const printed = (id: string, rec: Record<string, unknown>) => ({ id, status: "ok", duration_ms: 3, exit_code: 0, stdout: "", stdout_clipped: false, stderr_tail: "", ...rec });
 
 describe("cases: the run request", () => {
-  it("carries the program, the inputs and the harness, never the expected values", () => {
-    const [req, ...rest] = planCheckRuns(check("cases", { ...ADD, cases: [{ id: "secret", args: [20, 22], kwargs: { c: 1 }, expected: 4242 }] }), { program: PROGRAM, checkerFiles: [], inputs: [] });
+  // issue 27: the cases (ids and inputs) sit in the judge's directory; the program's side gets the server
+  // and the wire, and one case's inputs at a time over a pipe.
+  it("carries the program and the server to the program's side, the cases to the judge's, never the expected values", () => {
+    const [req, ...rest] = plan({ ...ADD, cases: [{ id: "secret-id", args: ["INPUT-7781", 22], kwargs: { c: 1 }, expected: "EXPECTED-4242" }] });
     expect(rest).toEqual([]);
-    expect(req!.command).toEqual(["python3", "/work/.loopsmith/harness.py"]);
-    expect(req!.files.map((f) => f.path)).toEqual(["solution.py", ".loopsmith/cases.json", ".loopsmith/harness.py"]);
-    expect(req!.files[0]!.content.toString()).toBe(PROGRAM.source);
-    const spec = JSON.parse(req!.files[1]!.content.toString()) as unknown;
-    expect(spec).toEqual({ mode: "call", module: "solution", function: "add", timeout: 10, import_timeout: 30, cases: [{ id: "secret", args: [20, 22], kwargs: { c: 1 } }] });
-    expect(req!.files[1]!.content.toString()).not.toContain("4242");
-    expect(req!.files[2]!.content.toString()).toBe(CASES_HARNESS_PY);
-    expect(CASES_HARNESS_PY).toContain('os.path.join(OUT_DIR, "cases.jsonl")');
+    expect(req!.command).toEqual(["python3", ".loopsmith/cases_server.py"]);
+    expect(req!.judge).toEqual({ dir: ".judge", command: ["python3", "-I", "-B", "cases_judge.py"] });
+    expect(req!.files.map((f) => f.path)).toEqual(["solution.py", ".loopsmith/cases_server.py", ".loopsmith/loopsmith_wire.py", ".judge/cases_judge.py", ".judge/loopsmith_wire.py", ".judge/cases.json"]);
+    const content = (path: string) => req!.files.find((f) => f.path === path)!.content.toString();
+    expect(content("solution.py")).toBe(PROGRAM.source);
+    expect(content(".loopsmith/cases_server.py")).toBe(CASES_SERVER_PY);
+    expect(content(".loopsmith/loopsmith_wire.py")).toBe(BRIDGE_WIRE_PY);
+    expect(content(".judge/cases_judge.py")).toBe(CASES_JUDGE_PY);
+    expect(content(".judge/loopsmith_wire.py")).toBe(BRIDGE_WIRE_PY);
+    expect(specOf(req!)).toEqual({ mode: "call", module: "solution", function: "add", timeout: 10, import_timeout: 30, cases: [{ id: "secret-id", args: ["INPUT-7781", 22], kwargs: { c: 1 } }] });
+    for (const f of req!.files) {
+      expect(f.content.toString(), f.path).not.toContain("EXPECTED-4242");
+      // Outside the judge's directory, nothing names a case or holds its inputs.
+      if (!f.path.startsWith(".judge/")) expect(f.content.toString(), f.path).not.toMatch(/INPUT-7781|secret-id/);
+    }
+    // The judge writes the results in its own out/, which comes back as judge.files.
+    expect(CASES_JUDGE_PY).toContain('OUT = os.path.join(here, "out")');
+    expect(CASES_JUDGE_PY).toContain('os.path.join(OUT, "cases.jsonl")');
     // One case: its limit (10 s + 0.5), the import's 30 s and 15 s of room.
     expect(req!.timeoutMs).toBe(55_500);
   });
 
+  it("sends the typed notation of the arguments as written", () => {
+    const args = [{ $tuple: [1, 2] }, { $set: [3] }, { $dict: [[1, "a"]] }, { $bytes: "AAE=" }];
+    const [req] = plan({ function: "f", cases: [{ id: "c", args, kwargs: { k: { $frozenset: [] } }, expected: null }] });
+    expect(specOf(req!)).toMatchObject({ cases: [{ id: "c", args, kwargs: { k: { $frozenset: [] } } }] });
+  });
+
   it("stdin mode sends stdin and argv only; the module name is the file name", () => {
-    const p = { mode: "stdin", module: "prog", timeout_seconds: 2, cases: [{ stdin: "1 2\n", expected_stdout: "3\n" }, { id: "b", argv: ["-v"], expected_stdout: "x" }] };
-    const [req] = planCheckRuns(check("cases", p), { program: PROGRAM, checkerFiles: [], inputs: [] });
+    const p = { mode: "stdin", module: "prog", timeout_seconds: 2, cases: [{ stdin: "1 2\n", expected_stdout: "3\n" }, { id: "b", argv: ["-v"], expected_stdout: "EXPECTED-OUT-4242" }] };
+    const [req] = plan(p);
     expect(req!.files[0]!.path).toBe("prog.py");
-    expect(JSON.parse(req!.files[1]!.content.toString())).toEqual({
+    expect(req!.command).toEqual(["python3", ".loopsmith/cases_server.py"]);
+    expect(specOf(req!)).toEqual({
       mode: "stdin",
       module: "prog",
       function: "",
@@ -61,12 +100,13 @@ describe("cases: the run request", () => {
         { id: "b", stdin: "", argv: ["-v"] },
       ],
     });
+    for (const f of req!.files) expect(f.content.toString(), f.path).not.toContain("EXPECTED-OUT-4242");
     expect(req!.timeoutMs).toBe(50_000);
   });
 
   it("caps the overall time limit at ten minutes", () => {
     const many = Array.from({ length: MAX_CASES }, (_, i) => ({ args: [i], expected: i }));
-    const [req] = planCheckRuns(check("cases", { function: "f", cases: many, timeout_seconds: 60 }), { program: PROGRAM, checkerFiles: [], inputs: [] });
+    const [req] = plan({ function: "f", cases: many, timeout_seconds: 60 });
     expect(req!.timeoutMs).toBe(600_000);
   });
 
@@ -77,6 +117,8 @@ describe("cases: the run request", () => {
     expect(planCheckRuns(spec, { program: PROGRAM, checkerFiles: [good], inputs: [] })).toHaveLength(1);
     expect(planCheckRuns(spec, { program: PROGRAM, checkerFiles: [], inputs: [] })).toEqual([]);
     expect(planCheckRuns(spec, { program: PROGRAM, checkerFiles: [file("cases.json", "[")], inputs: [] })).toEqual([]);
+    // A malformed tag is an invalid case too: no container for it.
+    expect(planCheckRuns(spec, { program: PROGRAM, checkerFiles: [file("cases.json", '[{"args": [{"$tuple": 1}], "expected": 3}]')], inputs: [] })).toEqual([]);
   });
 });
 
@@ -126,12 +168,15 @@ describe("cases: judging the results", () => {
     expect(judge(p(1e308), [evidence([ok("case 1", { $float: "inf" })])]).passed).toBe(false);
     expect(judge(p([{ $float: "nan" }]), [evidence([ok("case 1", [{ $float: "nan" }])])]).passed).toBe(true);
     expect(judge(p({ a: { $float: "-inf" } }), [evidence([ok("case 1", { a: { $float: "-inf" } })])]).passed).toBe(true);
-    // Not a tag: an object with other keys, or a tag that is not one of the three, compares as an object.
+    // Not a tag: an object with other keys is a dict with string keys.
     expect(judge(p({ $float: "nan", x: 1 }), [evidence([ok("case 1", { $float: "nan", x: 1 })])]).passed).toBe(true);
     expect(judge(p({ $float: "nan" }), [evidence([ok("case 1", { $float: "nan", x: 1 })])]).passed).toBe(false);
-    expect(judge(p({ $float: "zero" }), [evidence([ok("case 1", { $float: "zero" })])]).passed).toBe(true);
-    expect(judge(p({ $float: "zero" }), [evidence([ok("case 1", 0)])]).passed).toBe(false);
-    expect(judge(p({ $float: 1 }), [evidence([ok("case 1", { $float: 1 })])]).passed).toBe(true);
+    // issue 27: a $float that is not one of the three is a malformed tag: an invalid case as expected, and a
+    // result the judge would never write as a returned value.
+    for (const [bad, why] of [[{ $float: "zero" }, '$float is "nan", "inf" or "-inf"'], [{ $float: 1 }, "$float needs a string"]] as const) {
+      expect(judge(p(bad), [evidence([ok("case 1", bad)])]).message).toBe(`invalid params: cases.0.expected: not a value of the typed notation: ${why}`);
+      expect(judge(p(0), [evidence([ok("case 1", bad)])]).findings).toEqual([{ where: 'case "case 1": returned a value that is not plain data', input: "f()" }]);
+    }
   });
 
   it("expects null as a value", () => {
@@ -170,7 +215,7 @@ describe("cases: judging the results", () => {
   it("fails a case with no result, saying how the run ended", () => {
     const early = judge(ADD, [evidence([ok("small", 5)], { exitCode: 137 })]);
     expect(early).toMatchObject({ passed: false, message: '1 of 2 cases failed: case "case 2": no result (add(-1, 1), got the case run ended early (exit code 137))' });
-    const late = judge(ADD, [evidence([ok("small", 5)], { timedOut: true })]);
+    const late = judge(ADD, [evidence([ok("small", 5)], {}, { timedOut: true })]);
     expect(late.findings![0]!.actual).toBe("the case run hit its overall time limit");
   });
 
@@ -196,22 +241,22 @@ describe("cases: judging the results", () => {
   });
 
   it("fails closed when no results came back, saying how the run ended", () => {
-    const none = { artifacts: [], artifactErrors: [] };
+    const none = { files: [] };
     expect(judge(ADD, [evidence([], { ...none, exitCode: 2 })]).message).toBe('no case results came back (the case run exited with code 2; artifact "cases.jsonl" was not returned (no artifacts were returned))');
-    expect(judge(ADD, [evidence([], { ...none, timedOut: true, durationMs: 61000 })]).message).toMatch(/^no case results came back \(the case run hit its overall time limit after 61000 ms; /);
-    expect(judge(ADD, [evidence([], { ...none, oomKilled: true })]).message).toMatch(/^no case results came back \(the case run ran out of memory; /);
+    expect(judge(ADD, [evidence([], none, { timedOut: true, durationMs: 61000 })]).message).toMatch(/^no case results came back \(the case run hit its overall time limit after 61000 ms; /);
+    expect(judge(ADD, [evidence([], none, { oomKilled: true })]).message).toMatch(/^no case results came back \(the case run ran out of memory; /);
   });
 
   // issue 25: the artifact message lists the files that came back, which the program names; the exit code
   // and the run's duration are the program's to choose too. A model is told only how the run ended.
   it("tells a model only how a run without results ended, never the files it left nor its exit code", () => {
-    const left = { artifacts: [file("LEAK_4242.txt", "")], artifactErrors: [] };
+    const left = { files: [file("LEAK_4242.txt", "")] };
     const hidden = { hidden: true, reveal: "verdict" } as const;
     const ended = judge(ADD, [evidence([], { ...left, exitCode: 42 })], hidden);
     expect(ended.message).toBe('no case results came back (the case run exited with code 42; artifact "cases.jsonl" was not returned (returned artifacts: "LEAK_4242.txt"))');
     expect(ended.feedback).toBe("no case results came back (the case run ended without them)");
-    expect(judge(ADD, [evidence([], { ...left, timedOut: true, durationMs: 4242 })], hidden).feedback).toBe("no case results came back (the case run hit its overall time limit)");
-    expect(judge(ADD, [evidence([], { ...left, oomKilled: true })], hidden).feedback).toBe("no case results came back (the case run ran out of memory)");
+    expect(judge(ADD, [evidence([], left, { timedOut: true, durationMs: 4242 })], hidden).feedback).toBe("no case results came back (the case run hit its overall time limit)");
+    expect(judge(ADD, [evidence([], left, { oomKilled: true })], hidden).feedback).toBe("no case results came back (the case run ran out of memory)");
   });
 
   it("fails closed without any sandbox evidence", () => {
@@ -243,7 +288,8 @@ describe("cases: judging the results", () => {
 
   it("counts every failure, lists three in the message and five in the public one", () => {
     const cs = Array.from({ length: 7 }, (_, i) => ({ id: `c${i}`, args: [i], expected: i }));
-    const o = judge({ function: "f", cases: cs }, [evidence(cs.map((c) => ok(c.id, -1)))], { hidden: true, reveal: "verdict" });
+    // No case held out (a hidden check's default holds out a quarter: "cases: held-out cases" below).
+    const o = judge({ function: "f", cases: cs, held_out_share: 0 }, [evidence(cs.map((c) => ok(c.id, -1)))], { hidden: true, reveal: "verdict" });
     expect(o.passed).toBe(false);
     expect(o.message).toBe('7 of 7 cases failed: case "c0": wrong answer (f(0): expected 0, got -1); case "c1": wrong answer (f(1): expected 1, got -1); case "c2": wrong answer (f(2): expected 2, got -1)');
     expect(o.feedback.split("\n")[0]).toBe('7 of 7 cases failed: case "c0": wrong answer; case "c1": wrong answer; case "c2": wrong answer; case "c3": wrong answer; case "c4": wrong answer');
@@ -286,6 +332,178 @@ describe("cases: judging the results", () => {
   });
 });
 
+// issue 27: cases.jsonl is the judge's (written in its own directory, under its own uid), never an artifact
+// of the program's; the judge's exit code is how the case run ended.
+describe("cases: the judge's results", () => {
+  const program = (records: unknown[]) => [file("cases.jsonl", records.map((r) => JSON.stringify(r)).join("\n"))];
+
+  it("reads the results from the judge's files and ignores the program's own cases.jsonl", () => {
+    const forged = program([ok("small", 5), ok("case 2", 0)]);
+    const o = judge(ADD, [evidence([ok("small", 6), ok("case 2", 0)], {}, { artifacts: forged })]);
+    expect(o).toMatchObject({ passed: false, message: '1 of 2 cases failed: case "small": wrong answer (add(2, 3): expected 5, got 6)' });
+    const none = judge(ADD, [evidence([], { files: [] }, { artifacts: forged })]);
+    expect(none.message).toBe('no case results came back (the case run exited with code 0; artifact "cases.jsonl" was not returned (no artifacts were returned))');
+  });
+
+  it("says how the run ended by the judge's exit code, not the program's side", () => {
+    const o = judge(ADD, [evidence([ok("small", 5)], { exitCode: 3 }, { exitCode: 0 })]);
+    expect(o.findings![0]).toMatchObject({ where: 'case "case 2": no result', actual: "the case run ended early (exit code 3)" });
+    expect(judge(ADD, [evidence("not json", { exitCode: 0 }, { exitCode: 1 })]).message).toBe("the harness's result for a case is malformed (result line 1: not JSON; the case run exited with code 0)");
+  });
+
+  it("names the judge's collection errors when its file did not come back", () => {
+    const o = judge(ADD, [evidence([], { files: [], errors: ["cases.jsonl: larger than 8 MiB"] })]);
+    expect(o.message).toMatch(/^no case results came back \(the case run exited with code 0; artifact "cases.jsonl" was not returned/);
+    expect(o.message).toContain("larger than 8 MiB");
+  });
+
+  it("fails closed when the run brought no judge outcome back", () => {
+    const { judge: _, ...bare } = evidence([ok("small", 5), ok("case 2", 0)], {}, { artifacts: program([ok("small", 5), ok("case 2", 0)]) });
+    const o = judge(ADD, [bare], { hidden: true, reveal: "verdict" });
+    expect(o).toMatchObject({ passed: false, message: "the cases were not run (no judge outcome came back)", feedback: "the cases were not run" });
+  });
+});
+
+// issue 27: values are compared as Python's == would, but a tuple is not a list and a set is not a sorted
+// list (what a client's test suite would also reject), unless sequence_types is any.
+describe("cases: exact types", () => {
+  const one = (expected: unknown, value: unknown, over: Record<string, unknown> = {}) =>
+    judge({ function: "f", cases: [{ id: "c", args: [], expected }], ...over }, [evidence([ok("c", value)])]);
+
+  it("fails a tuple where a list is expected, and says so before any value", () => {
+    const o = one([1, 2], { $tuple: [1, 2] });
+    expect(o.passed).toBe(false);
+    expect(o.findings).toEqual([{ where: 'case "c": wrong answer', input: "f()", actual: "(1, 2)", expected: "[1, 2]", note: "(value) is a tuple, not the expected type (expected a list)" }]);
+    expect(o.message).toBe('1 of 1 case failed: case "c": wrong answer (f(): expected [1, 2], got (1, 2))');
+    // The other way round too, and a different length is still a type difference first.
+    expect(one({ $tuple: [1, 2] }, [1, 2]).findings![0]!.note).toBe("(value) is a list, not the expected type (expected a tuple)");
+    expect(one([1, 2, 3], { $tuple: [1, 2] }).findings![0]!.note).toBe("(value) is a tuple, not the expected type (expected a list)");
+  });
+
+  it("fails a set where a sorted list is expected", () => {
+    const o = one([1, 2, 3], { $set: [3, 1, 2] });
+    expect(o.findings![0]).toMatchObject({ actual: "{3, 1, 2}", note: "(value) is a set, not the expected type (expected a list)" });
+    // ignore_order loosens the order of a list, never its type.
+    expect(one([1, 2, 3], { $set: [3, 1, 2] }, { ignore_order: true }).passed).toBe(false);
+  });
+
+  it("sequence_types any compares tuples, sets and lists as lists", () => {
+    const any = { sequence_types: "any" };
+    expect(one([1, 2], { $tuple: [1, 2] }, any).passed).toBe(true);
+    expect(one([1, 2, 3], { $set: [3, 1, 2] }, any).passed).toBe(true);
+    expect(one({ $tuple: [1, 2] }, [1, 2], any).passed).toBe(true);
+    expect(one({ a: [[1, 2]] }, { $dict: [["a", { $tuple: [{ $tuple: [1, 2] }] }]] }, any).passed).toBe(true);
+    // Still the values: a set's members in their sorted order.
+    expect(one([3, 2, 1], { $set: [1, 2, 3] }, any).passed).toBe(false);
+    expect(one([1, 2], { $tuple: [1, 3] }, any).passed).toBe(false);
+    // A dict is not a sequence: it stays a dict.
+    expect(one([["a", 1]], { $dict: [["a", 1]] }, any).passed).toBe(false);
+  });
+
+  it("points into nested values without the notation's wrappers", () => {
+    expect(one({ a: [1, 2] }, { $dict: [["a", { $tuple: [1, 2] }]] }).findings![0]!.note).toBe("/a is a tuple, not the expected type (expected a list)");
+    expect(one({ a: { $tuple: [1, 2] } }, { $dict: [["a", { $tuple: [1, 3] }]] }).findings![0]!.note).toMatch(/^\/a\/1 differs \(differs by 1, /);
+    expect(one([[1], [2]], [{ $tuple: [1] }, [2]]).findings![0]!.note).toBe("/0 is a tuple, not the expected type (expected a list)");
+  });
+
+  it("equals what Python's == equals: frozenset and set, bytes and bytearray, int and float, NaN and NaN, dict keys of any type in any order", () => {
+    expect(one({ $set: [1, 2] }, { $frozenset: [2, 1] }).passed).toBe(true);
+    expect(one({ $bytes: "AAE=" }, { $bytearray: "AAE=" }).passed).toBe(true);
+    expect(one({ $bytes: "AAE=" }, { $bytes: "AAI=" }).passed).toBe(false);
+    expect(one(2, 2.0000000001).passed).toBe(true);
+    expect(one({ $float: "nan" }, { $float: "nan" }).passed).toBe(true);
+    expect(one({ $dict: [[1, "a"], [2, "b"]] }, { $dict: [[2, "b"], [1, "a"]] }).passed).toBe(true);
+    expect(one({ $dict: [[1, "a"], [2, "b"]] }, { $dict: [[2, "b"], [1, "x"]] }).passed).toBe(false);
+    // A string key is not an integer key.
+    expect(one({ $dict: [[1, "a"]] }, { $dict: [["1", "a"]] }).passed).toBe(false);
+    // A plain object and a $dict of string keys are the same dict.
+    expect(one({ a: 1, b: 2 }, { $dict: [["b", 2], ["a", 1]] }).passed).toBe(true);
+  });
+
+  it("shows arguments, expected and returned values as Python prints them", () => {
+    const o = judge({ function: "f", cases: [{ id: "c", args: [{ $tuple: [1] }, { $set: [] }, { $dict: [[1, 2]] }, null, true], kwargs: { k: { $frozenset: [1] } }, expected: { $tuple: [] } }] }, [evidence([ok("c", { $set: [] })])]);
+    expect(o.findings![0]).toMatchObject({ input: "f((1,), set(), {1: 2}, None, True, k=frozenset({1}))", expected: "()", actual: "set()" });
+  });
+
+  it("fails a returned value whose tag is malformed (the judge never writes one) as not plain data", () => {
+    for (const bad of [{ $tuple: 5 }, { $dict: [[1]] }, { $bytes: 1 }]) expect(one(1, bad).findings, JSON.stringify(bad)).toEqual([{ where: 'case "c": returned a value that is not plain data', input: "f()" }]);
+  });
+});
+
+// issue 27: a held-out case's failure reaches a model only as a count, so that an attempt cannot be fitted to
+// every case it was told about.
+describe("cases: held-out cases", () => {
+  const four = Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, args: [i], expected: i }));
+  const answers = (wrong: string[]) => [evidence(four.map((c) => ok(c.id, wrong.includes(c.id) ? -1 : c.expected)))];
+  const hidden = { hidden: true, reveal: "full" } as const;
+
+  it("chooses the held-out cases by their ids: the same on every run, whatever their order", () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}` }));
+    expect([...heldOut(ids(8), 0.25)].sort()).toEqual(["c2", "c4"]);
+    expect([...heldOut(ids(8).reverse(), 0.25)].sort()).toEqual(["c2", "c4"]);
+    expect([...heldOut(ids(4), 0.25)]).toEqual(["c2"]);
+    expect(heldOut(ids(8), 0).size).toBe(0);
+    // The share of all the cases, rounded: 7 × 0.25 = 1.75 -> 2, 6 × 0.25 = 1.5 -> 2, 5 × 0.25 = 1.25 -> 1.
+    expect(heldOut(ids(7), 0.25).size).toBe(2);
+    expect(heldOut(ids(6), 0.25).size).toBe(2);
+    expect(heldOut(ids(5), 0.25).size).toBe(1);
+    expect(heldOut(ids(3), 0.9).size).toBe(3);
+  });
+
+  it("holds out every case marked held_out, and counts them in the share", () => {
+    expect([...heldOut([{ id: "a", held_out: true }, { id: "b", held_out: true }, { id: "c" }, { id: "d" }], 0.25)].sort()).toEqual(["a", "b"]);
+    expect([...heldOut([{ id: "a", held_out: true }, { id: "c" }, { id: "d" }], 0)]).toEqual(["a"]);
+    const marked = [{ id: "a", held_out: true }, ...["c", "d", "e", "f", "g"].map((id) => ({ id }))];
+    expect([...heldOut(marked, 0.5)].sort()).toEqual(["a", "d", "e"]);
+    expect([...heldOut(marked.map((c) => ({ ...c, held_out: false })), 0.5)]).not.toContain("a");
+  });
+
+  it("a visible check: the held-out failure is a count in every message and no finding", () => {
+    const cs = four.map((c) => (c.id === "c1" ? { ...c, held_out: true } : c));
+    const o = judge({ function: "f", cases: cs }, [evidence(cs.map((c) => ok(c.id, c.id === "c1" ? -1 : c.expected)))]);
+    expect(o).toMatchObject({ passed: false, message: "1 of 4 cases failed: 1 held-out case failed", findings: [] });
+    expect(o.feedback).toBe("1 of 4 cases failed: 1 held-out case failed");
+    const both = judge({ function: "f", cases: cs }, [evidence(cs.map((c) => ok(c.id, -1)))]);
+    expect(both.message).toBe('4 of 4 cases failed: case "c0": wrong answer (f(0): expected 0, got -1); case "c2": wrong answer (f(2): expected 2, got -1); case "c3": wrong answer (f(3): expected 3, got -1); 1 held-out case failed');
+    expect(both.findings!.map((f) => f.where)).toEqual(['case "c0": wrong answer', 'case "c2": wrong answer', 'case "c3": wrong answer']);
+    expect(JSON.stringify([both.message, both.feedback, both.findings])).not.toMatch(/c1|f\(1\)/);
+  });
+
+  it("a hidden check: the client's message names the held-out case, a model's feedback only counts it", () => {
+    // A hidden check of 4 cases holds out a quarter by default: c2.
+    const o = judge({ function: "f", cases: four }, answers(["c0", "c2"]), hidden);
+    expect(o.passed).toBe(false);
+    expect(o.message).toBe('2 of 4 cases failed: case "c0": wrong answer (f(0): expected 0, got -1); held out: case "c2": wrong answer (f(2): expected 2, got -1)');
+    expect(o.feedback).toBe('2 of 4 cases failed: case "c0": wrong answer; 1 held-out case failed\n  - case "c0": wrong answer | input: f(0) | got: -1 | expected: 0 | (value) differs (differs by 1, more than the allowed 1e-12 (atol 1e-12 + rtol 1e-9 × |expected|))');
+    expect(o.findings!.map((f) => f.where)).toEqual(['case "c0": wrong answer']);
+    expect(o.feedback).not.toMatch(/c2|f\(2\)/);
+    const two = judge({ function: "f", cases: four }, answers(["c2"]), hidden);
+    expect(two).toMatchObject({ message: '1 of 4 cases failed: held out: case "c2": wrong answer (f(2): expected 2, got -1)', feedback: "1 of 4 cases failed: 1 held-out case failed", findings: [] });
+  });
+
+  it("says how many of the passed cases were held out", () => {
+    expect(judge({ function: "f", cases: four }, answers([]), hidden)).toMatchObject({ passed: true, message: "all 4 cases passed (1 of them held out)", feedback: "all 4 cases passed (1 of them held out)" });
+    expect(judge({ function: "f", cases: four }, answers([])).message).toBe("all 4 cases passed");
+    expect(judge({ function: "f", cases: four, held_out_share: 0.5 }, answers([])).message).toBe("all 4 cases passed (2 of them held out)");
+  });
+
+  it("holds none out by default for a visible check, or a hidden one of fewer than 4 cases", () => {
+    expect(judge({ function: "f", cases: four }, answers(["c2"])).findings!.map((f) => f.where)).toEqual(['case "c2": wrong answer']);
+    const three = four.slice(0, 3);
+    const o = judge({ function: "f", cases: three }, [evidence(three.map((c) => ok(c.id, -1)))], hidden);
+    expect(o.findings).toHaveLength(3);
+    expect(o.message).not.toContain("held out");
+    expect(judge({ function: "f", cases: four, held_out_share: 0 }, answers(["c2"]), hidden).findings).toHaveLength(1);
+  });
+
+  it("max_findings bounds the findings shown, never the held-out count", () => {
+    const eight = Array.from({ length: 8 }, (_, i) => ({ id: `c${i}`, args: [i], expected: i, held_out: i >= 6 }));
+    const o = judge({ function: "f", cases: eight, max_findings: 2 }, [evidence(eight.map((c) => ok(c.id, -1)))]);
+    expect(o.findings!.map((f) => f.where)).toEqual(['case "c0": wrong answer', 'case "c1": wrong answer']);
+    expect(o.message).toMatch(/^8 of 8 cases failed: .*; 2 held-out cases failed$/);
+  });
+});
+
 describe("cases: params", () => {
   const issues = (params: Record<string, unknown>) => {
     const v = validateCheckSpec(check("cases", params));
@@ -313,6 +531,31 @@ describe("cases: params", () => {
     expect(issues({ function: "f", cases: [{ id: "case 2", expected: 1 }, { expected: 2 }] })).toEqual(['params.cases.1.id: duplicate case id "case 2"']);
   });
 
+  // issue 27: arguments and expected values are in the typed notation; a malformed tag is the client's
+  // mistake, refused at the request (a 400 with its path), never a case that fails every program.
+  it("refuses a malformed tag in args, kwargs or expected, at its case and field", () => {
+    const typed = (c: Record<string, unknown>) => issues({ function: "f", cases: [{ expected: null }, { expected: 1, ...c }] });
+    expect(typed({ args: [1, { $tuple: 5 }] })).toEqual(["params.cases.1.args: not a value of the typed notation: $tuple needs a list"]);
+    expect(typed({ kwargs: { k: { $dict: [[1]] } } })).toEqual(["params.cases.1.kwargs: not a value of the typed notation: $dict entry needs a list of 2"]);
+    expect(typed({ expected: { $set: "abc" } })).toEqual(["params.cases.1.expected: not a value of the typed notation: $set needs a list"]);
+    expect(typed({ expected: [{ a: { $float: "zero" } }] })).toEqual(['params.cases.1.expected: not a value of the typed notation: $float is "nan", "inf" or "-inf"']);
+    expect(typed({ args: [{ $tuple: [1] }, { $bytes: "AAE=" }], kwargs: { k: { $dict: [[1, 2]] } }, expected: { $frozenset: [] } })).toEqual([]);
+    // One key that is not a tag, or a tag beside other keys, is a dict.
+    expect(typed({ args: [{ $tuple: 5, x: 1 }, { $nothing: 1 }] })).toEqual([]);
+    // The same refusal for a checker file's cases, when the check runs.
+    const files = [file("c.json", '[{"args": [{"$bytes": 7}], "expected": 1}]')];
+    expect(judge({ function: "f", cases_file: "c.json" }, [evidence([])], {}, files).message).toBe("the cases are invalid at 0.args: not a value of the typed notation: $bytes needs a string");
+  });
+
+  it("bounds sequence_types and held_out_share", () => {
+    expect(issues({ ...ADD, sequence_types: "any", held_out_share: 0.9 })).toEqual([]);
+    expect(issues({ ...ADD, sequence_types: "exact", held_out_share: 0 })).toEqual([]);
+    expect(issues({ ...ADD, sequence_types: "loose" })).toHaveLength(1);
+    expect(issues({ ...ADD, held_out_share: 0.91 })).toHaveLength(1);
+    expect(issues({ ...ADD, held_out_share: -0.1 })).toHaveLength(1);
+    expect(issues({ function: "f", cases: [{ expected: 1, held_out: "yes" }] })).toHaveLength(1);
+  });
+
   it("bounds names and sizes", () => {
     expect(issues({ ...ADD, function: "Solver.solve" })).toEqual([]);
     expect(issues({ ...ADD, function: "a.b.c" })).toHaveLength(1);
@@ -335,9 +578,10 @@ describe("cases: params", () => {
     for (const m of ["solution", "JSON", "numpy_solution", "my_os", "prog"]) expect(issues({ ...ADD, module: m }), m).toEqual([]);
   });
 
-  it("the refused names hold the harness's own imports and the start-up modules", () => {
-    const imports = [...CASES_HARNESS_PY.matchAll(/^\s*import ([\w, ]+)$/gm)].flatMap((m) => m[1]!.split(",").map((n) => n.trim()));
-    expect(imports).toEqual(expect.arrayContaining(["importlib", "json", "os", "signal", "subprocess", "sys", "traceback", "resource"]));
+  // issue 27: the program's process is the cases server, which imports the wire (and what it imports) first.
+  it("the refused names hold the program's process's own imports and the start-up modules", () => {
+    const imports = [CASES_SERVER_PY, BRIDGE_WIRE_PY].flatMap((py) => [...py.matchAll(/^\s*import ([\w, ]+)$/gm)].flatMap((m) => m[1]!.split(",").map((n) => n.trim().split(" ")[0]!)));
+    expect(imports).toEqual(expect.arrayContaining(["importlib", "json", "os", "select", "signal", "subprocess", "sys", "traceback", "resource", "base64", "datetime", "decimal", "fractions", "math"]));
     for (const name of [...imports, ...STARTUP_MODULES, "numpy", "pandas"]) expect(CASES_MODULE_SHADOWS.has(name), name).toBe(true);
     expect(CASES_MODULE_SHADOWS.size).toBe(316);
   });
@@ -366,7 +610,7 @@ describe("cases: the edges mutation testing found", () => {
     expect(validateCheckSpec(check("cases", { ...ADD, mode: "call" })).ok).toBe(true);
     expect(validateCheckSpec(check("cases", { ...ADD, mode: "file" })).ok).toBe(false);
     const [req] = planCheckRuns(check("cases", { mode: "call", function: "f", cases: [{ id: "c", expected: 1 }] }), { program: PROGRAM, checkerFiles: [], inputs: [] });
-    expect((JSON.parse(req!.files[1]!.content.toString()) as { cases: unknown[] }).cases).toEqual([{ id: "c", args: [], kwargs: {} }]);
+    expect((specOf(req!) as { cases: unknown[] }).cases).toEqual([{ id: "c", args: [], kwargs: {} }]);
     expect(one(1, 2).findings![0]!.input).toBe("f()");
   });
 
@@ -535,7 +779,7 @@ describe("cases: the harness's result lines, exactly", () => {
       ok("c", SECRET),
     ];
     for (const rec of records) {
-      const o = judge(CALL, [evidence([rec], { durationMs: 4242 })], hidden);
+      const o = judge(CALL, [evidence([rec], {}, { durationMs: 4242 })], hidden);
       expect(o.passed).toBe(false);
       expect(o.feedback, JSON.stringify(rec)).not.toMatch(/4242|142/);
     }
