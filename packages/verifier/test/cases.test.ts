@@ -84,6 +84,15 @@ describe("cases: the run request", () => {
     expect(specOf(req!)).toMatchObject({ cases: [{ id: "c", args, kwargs: { k: { $frozenset: [] } } }] });
   });
 
+  // issue 27: the program's side decodes the wire's strict notation, where a plain object is no value (a dict
+  // is a $dict): sent as written, every program raised ValueError on a case with a dict argument.
+  it("sends a plain object, at any depth, as the $dict the program's side decodes", () => {
+    const [req] = plan({ function: "f", cases: [{ id: "c", args: [{ b: 2, a: [{ x: {} }] }, { $tuple: [{ k: 1 }] }], kwargs: { opts: { deep: { $set: [1] } } }, expected: null }] });
+    expect(specOf(req!)).toMatchObject({
+      cases: [{ id: "c", args: [{ $dict: [["b", 2], ["a", [{ $dict: [["x", { $dict: [] }]] }]]] }, { $tuple: [{ $dict: [["k", 1]] }] }], kwargs: { opts: { $dict: [["deep", { $set: [1] }]] } } }],
+    });
+  });
+
   it("stdin mode sends stdin and argv only; the module name is the file name", () => {
     const p = { mode: "stdin", module: "prog", timeout_seconds: 2, cases: [{ stdin: "1 2\n", expected_stdout: "3\n" }, { id: "b", argv: ["-v"], expected_stdout: "EXPECTED-OUT-4242" }] };
     const [req] = plan(p);

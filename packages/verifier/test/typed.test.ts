@@ -1,7 +1,7 @@
 // lib/typed.ts (issue 27): Python values in the wire's tagged notation, compared with their exact types, and
 // shown as Python prints them.
 import { describe, expect, it } from "vitest";
-import { compareTyped, showTyped, typedValue, typedValueProblem, typeName, TypedValueError, type SequenceTypes } from "../src/lib/typed";
+import { compareTyped, showTyped, toWire, typedValue, typedValueProblem, typeName, TypedValueError, type SequenceTypes } from "../src/lib/typed";
 
 const TOL = { atol: 1e-12, rtol: 1e-9 };
 const cmp = (actual: unknown, expected: unknown, over: { ignoreOrder?: boolean; sequenceTypes?: SequenceTypes; tol?: { atol: number; rtol: number } } = {}) =>
@@ -265,5 +265,30 @@ describe("showTyped: as Python prints it", () => {
     expect(showTyped({ $tuple: 5 })).toBe("()");
     expect(showTyped({ $dict: [1] })).toBe("{?}");
     expect(showTyped({ $float: "zero" })).toBe("?");
+  });
+});
+
+// issue 27: the program's side decodes only the wire's strict notation, in which a dict is a $dict.
+describe("toWire", () => {
+  it("turns each plain object into a $dict, inside every tag that holds values", () => {
+    expect(toWire({ a: 1, b: { c: [] } })).toEqual({ $dict: [["a", 1], ["b", { $dict: [["c", []]] }]] });
+    expect(toWire([{}, 1, "s", null, true])).toEqual([{ $dict: [] }, 1, "s", null, true]);
+    for (const tag of ["$tuple", "$set", "$frozenset"]) expect(toWire({ [tag]: [{ a: 1 }] })).toEqual({ [tag]: [{ $dict: [["a", 1]] }] });
+    expect(toWire({ $dict: [[{ $tuple: [{ k: 1 }] }, { v: 2 }]] })).toEqual({ $dict: [[{ $tuple: [{ $dict: [["k", 1]] }] }, { $dict: [["v", 2]] }]] });
+    expect(toWire({ $namedtuple: { type: "P", fields: ["x"], values: [{ a: 1 }] } })).toEqual({ $namedtuple: { type: "P", fields: ["x"], values: [{ $dict: [["a", 1]] }] } });
+    expect(toWire({ $ndarray: { dtype: "int64", shape: [1], data: [1] } })).toEqual({ $ndarray: { dtype: "int64", shape: [1], data: [1] } });
+    expect(toWire({ $npscalar: { dtype: "int64", value: 3 } })).toEqual({ $npscalar: { dtype: "int64", value: 3 } });
+    expect(toWire({ $complex: [1, { $float: "nan" }] })).toEqual({ $complex: [1, { $float: "nan" }] });
+    // A tag beside other keys, or a key that is no tag, is a dict's key.
+    expect(toWire({ $tuple: [1], x: 1 })).toEqual({ $dict: [["$tuple", [1]], ["x", 1]] });
+    expect(toWire({ $handle: 1 })).toEqual({ $dict: [["$handle", 1]] });
+  });
+
+  it("leaves tags without values inside, and exact integers, as they are", () => {
+    for (const v of [{ $float: "nan" }, { $bytes: "AAE=" }, { $bytearray: "" }, { $decimal: "1.5" }, { $fraction: [1, 2] }, { $date: "2026-01-02" }, { $timedelta: [1, 0, 0] }, { $range: [0, 3, 1] }, 9007199254740993n]) expect(toWire(v)).toEqual(v);
+  });
+
+  it("keeps what it translates equal to what the client wrote", () => {
+    for (const v of [{ a: [1, { b: { $tuple: [] } }] }, { $dict: [[1, { a: 1 }]] }, [{ $set: [{ $tuple: [{ a: 1 }] }] }]]) expect(cmp(toWire(v), v).equal, JSON.stringify(v)).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import { programRunStopped } from "../lib/not-run";
 import { compareText, textModeParam } from "../lib/text";
 import { CASES_MODULE_SHADOWS, safeExceptionName } from "../lib/python";
 import { createHash } from "node:crypto";
-import { compareTyped, showTyped, typedValueProblem, TypedValueError } from "../lib/typed";
+import { compareTyped, showTyped, toWire, typedValueProblem, TypedValueError } from "../lib/typed";
 import type { CheckResult, Finding, RunEvidence, VerifyContext } from "../types";
 import { BRIDGE_WIRE_PY } from "./bridge-py";
 import { CASES_JUDGE_PY, CASES_SERVER_PY } from "./cases-harness";
@@ -124,6 +124,10 @@ const showCall = (fn: string, c: Case) => {
   return clipText(`${fn}(${[...args, ...kwargs].join(", ")})`, 200);
 };
 
+// The program's side decodes the wire's strict notation, in which a dict is always a $dict (issue 27): the
+// client's plain objects are translated, the keyword arguments' names stay the keys of a plain object.
+const wireKwargs = (kwargs: Record<string, unknown>) => Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, toWire(v)]));
+
 /** The cases held out: those marked, and a share chosen by their ids (a hash, so the same on every run). */
 export function heldOut(all: { id: string; held_out?: boolean }[], share: number): Set<string> {
   const out = new Set(all.filter((c) => c.held_out === true).map((c) => c.id));
@@ -153,7 +157,7 @@ export const cases = defineCheck({
     // Only what the program is given: never `expected` or `expected_stdout`. The cases (ids and inputs)
     // stay in the judge's directory; the program's process gets one case's inputs at a time.
     const inputs = resolved.cases.map((c) =>
-      p.mode === "call" ? { id: c.id, args: c.args ?? [], kwargs: c.kwargs ?? {} } : { id: c.id, stdin: c.stdin ?? "", argv: c.argv ?? [] },
+      p.mode === "call" ? { id: c.id, args: (c.args ?? []).map(toWire), kwargs: wireKwargs(c.kwargs ?? {}) } : { id: c.id, stdin: c.stdin ?? "", argv: c.argv ?? [] },
     );
     const spec = { mode: p.mode, module: p.module, function: p.function ?? "", timeout: p.timeout_seconds, import_timeout: 30, cases: inputs };
     return [

@@ -121,6 +121,43 @@ export function typedValue(v: unknown, seq: SequenceTypes, depth = 0): unknown {
   return v;
 }
 
+/**
+ * A client's value in the wire's strict notation, which the program's side decodes (bridge-py.ts): there a
+ * dict is always {"$dict": [[key, value], ...]}, and a plain JSON object is refused. So each plain object
+ * (a dict with string keys, here) becomes a $dict, inside tags too. Call it on a value typedValue accepts.
+ */
+export function toWire(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toWire);
+  if (!isObj(v)) return v;
+  const tag = tagOf(v);
+  if (tag === undefined) return { $dict: Object.entries(v).map(([k, x]) => [k, toWire(x)]) };
+  const x = v[tag];
+  switch (tag) {
+    case "$tuple":
+    case "$set":
+    case "$frozenset":
+    case "$complex":
+      return { [tag]: toWire(x) };
+    case "$dict":
+      return { $dict: (x as unknown[][]).map(([k, val]) => [toWire(k), toWire(val)]) };
+    case "$namedtuple": {
+      const o = x as Record<string, unknown>;
+      return { $namedtuple: { ...o, values: toWire(o.values) } };
+    }
+    case "$ndarray": {
+      const o = x as Record<string, unknown>;
+      return { $ndarray: { ...o, data: toWire(o.data) } };
+    }
+    case "$npscalar":
+    case "$enum": {
+      const o = x as Record<string, unknown>;
+      return { [tag]: { ...o, value: toWire(o.value) } };
+    }
+  }
+  // $float, $bytes, $bytearray, $decimal, $fraction, dates and times, $timedelta, $range: no value inside.
+  return v;
+}
+
 /** Why a client's value is not valid in the notation, or undefined. */
 export function typedValueProblem(v: unknown): string | undefined {
   try {
