@@ -587,6 +587,15 @@ describe("cases: params", () => {
     for (const m of ["solution", "JSON", "numpy_solution", "my_os", "prog"]) expect(issues({ ...ADD, module: m }), m).toEqual([]);
   });
 
+  // issue 27: the cases server imports loopsmith_wire before the program: a program by that name would never
+  // be imported, and the cases would call the wire's own functions.
+  it("refuses the harness's own module name", () => {
+    const imported = [...CASES_SERVER_PY.matchAll(/^import (\w+) as \w+/gm)].map((m) => m[1]);
+    expect(imported).toEqual(["loopsmith_wire"]);
+    expect(issues({ ...ADD, module: "loopsmith_wire" })).toEqual(['params.module: "loopsmith_wire" is the harness\'s own module: the harness would import it instead of the program; pick another name, e.g. "solution"']);
+    expect(issues({ ...ADD, module: "loopsmith_wire2" })).toEqual([]);
+  });
+
   // issue 27: the program's process is the cases server, which imports the wire (and what it imports) first.
   it("the refused names hold the program's process's own imports and the start-up modules", () => {
     const imports = [CASES_SERVER_PY, BRIDGE_WIRE_PY].flatMap((py) => [...py.matchAll(/^\s*import ([\w, ]+)$/gm)].flatMap((m) => m[1]!.split(",").map((n) => n.trim().split(" ")[0]!)));

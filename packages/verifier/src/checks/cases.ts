@@ -43,6 +43,8 @@ const params = z
       .refine((m) => !CASES_MODULE_SHADOWS.has(m), {
         error: (iss) => `${JSON.stringify(iss.input)} is a module of Python's standard library, numpy, pandas or what they import, or one Python runs at start-up: the harness would import that module instead of the program; pick another name, e.g. "solution"`,
       })
+      // issue 27: the program's process imports the wire before the program, under this name.
+      .refine((m) => m !== "loopsmith_wire", { error: '"loopsmith_wire" is the harness\'s own module: the harness would import it instead of the program; pick another name, e.g. "solution"' })
       .default("solution")
       .describe("The program is placed as <module>.py and imported under this name; not a standard-library or pre-imported module's name (json, os, numpy, pandas...)."),
     function: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/).optional().describe('The function to call (call mode), e.g. "solve" or "Solver.solve".'),
