@@ -48,6 +48,13 @@ describe("cases: typed arguments and results, in a real sandbox", () => {
     expect(await outcome(program, params)).toEqual({ state: "verified", passed: true, message: "all 1 case passed" });
   });
 
+  it("compares an enum member the function returns by its type, name and value", async () => {
+    const program = "import enum\nclass Color(enum.Enum):\n    RED = 1\n    GREEN = 2\ndef pick(n):\n    return Color.RED if n == 1 else Color.GREEN\n";
+    const red = { $enum: { type: "Color", name: "RED", value: 1 } };
+    expect(await outcome(program, { function: "pick", cases: [{ id: "one", args: [1], expected: red }] })).toEqual({ state: "verified", passed: true, message: "all 1 case passed" });
+    expect(await outcome(program, { function: "pick", cases: [{ id: "two", args: [2], expected: red }] })).toMatchObject({ state: "failed", passed: false });
+  });
+
   it("refuses a tuple where a list is expected and a set where a sorted list is expected; sequence_types any accepts both", async () => {
     const pairs = "def pairs(xs):\n    return tuple(sorted(xs))\n";
     const unique = "def unique(xs):\n    return set(xs)\n";

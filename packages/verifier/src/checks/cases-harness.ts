@@ -86,8 +86,12 @@ def text(x, n):
 
 
 def plain(v):
-    # Only plain data the wire can express; a handle (an object of the program's) is not an answer.
+    # Only plain data the wire can express; a handle (an object of the program's) is not an answer, an enum
+    # member (by its type's name, member name and value) is.
     def refuse(tag, x, depth):
+        if tag == "$enum" and type(x.get("type")) is str and type(x.get("name")) is str:
+            wire.decode(x.get("value"), refuse, depth + 1)
+            return None
         raise ValueError("not plain data")
     wire.decode(v, refuse)
     return v

@@ -149,7 +149,7 @@ export const cases = defineCheck({
     "Data-driven test cases against the program's code, run in a fresh sandbox container of their own, each case under its own time limit. call mode imports the program as <module>.py and calls `function(*args, **kwargs)`; stdin mode runs the program with each case's stdin. Results are serialised to plain JSON in the container and compared OUTSIDE it (expected values never enter a container): numbers within atol/rtol, integers exactly; stdout by stdout_mode. Every case must pass; an exception, a timeout, sys.exit or a missing result is a failure.",
   params,
   example: { mode: "call", function: "add", cases: [{ id: "small", args: [2, 3], expected: 5 }, { args: [-1, 1], expected: 0 }], timeout_seconds: 5 },
-  publicParams: ["mode", "module", "function", "timeout_seconds", "atol", "rtol", "ignore_order", "stdout_mode"],
+  publicParams: ["mode", "module", "function", "timeout_seconds", "atol", "rtol", "ignore_order", "sequence_types", "stdout_mode"],
   checkerFiles: (p) => (p.cases_file ? [p.cases_file] : []),
   sandbox(p, ctx) {
     const resolved = resolveCases(p, ctx.checkerFiles);
