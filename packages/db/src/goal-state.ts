@@ -7,8 +7,9 @@ import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
 import { buildFailureReport } from "./goal-view";
+import type { Tx } from "./tx";
 
-export type Tx = Prisma.TransactionClient;
+export type { Tx } from "./tx";
 
 /**
  * For values already validated by zod (params are `Record<string, unknown>`), which Prisma's JSON input

@@ -13,7 +13,7 @@ import {
   type ModelSpec,
 } from "@loopsmith/schemas";
 import type { PrismaClient } from "./generated/client";
-import type { Tx } from "./goal-state";
+import type { Tx } from "./tx";
 
 const TAIL = 2000;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
