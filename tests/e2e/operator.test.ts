@@ -43,7 +43,9 @@ describe("metrics after a goal", () => {
     const scrape = await loop.request("GET", "/metrics", { key: token });
     expect(scrape.status).toBe(200);
     const api = scrape.body as unknown as string;
-    expect(sample(api, "loopsmith_goals", { state: "failed", failure_reason: "budget_attempts" })).toBeGreaterThanOrEqual(1);
+    // issue 28: this deployment's goals only (the loop's queue prefix), though every test shares the database.
+    expect(sample(api, "loopsmith_goals", { state: "failed", failure_reason: "budget_attempts" })).toBe(1);
+    expect(sum(api, "loopsmith_goals")).toBe(await loop.prisma.goal.count({ where: { queuePrefix: loop.prefix } }));
     for (const status of ["waiting", "active", "delayed", "failed"]) {
       expect(sample(api, "loopsmith_queue_jobs", { queue: "goals", status }), status).toBeGreaterThanOrEqual(0);
       expect(sample(api, "loopsmith_queue_jobs", { queue: "webhooks", status }), status).toBeGreaterThanOrEqual(0);
@@ -57,6 +59,10 @@ describe("metrics after a goal", () => {
     expect(sample(runner, "loopsmith_goal_failures_total", { reason: "budget_attempts" })).toBe(1);
     for (const state of ["plan", "generate", "execute", "inspect"]) expect(sample(runner, "loopsmith_goal_state_duration_seconds_count", { state }), state).toBe(1);
     expect(sample(runner, "loopsmith_goal_state_duration_seconds_sum", { state: "execute" })).toBeGreaterThan(0);
+    // issue 28: the goal's whole life, submit to end, by its final state.
+    expect(sample(runner, "loopsmith_goal_duration_seconds_count", { state: "failed" })).toBe(1);
+    const life = (new Date(goal.updated_at).getTime() - new Date(goal.created_at).getTime()) / 1000;
+    expect(sample(runner, "loopsmith_goal_duration_seconds_sum", { state: "failed" })).toBeCloseTo(life, 0);
     expect(sample(runner, "loopsmith_sandbox_run_duration_seconds_count", { outcome: "exit_zero" })).toBe(1);
     expect(sample(runner, "loopsmith_sandbox_pool_containers", { status: "target" })).toBe(loop.sandbox.poolStats().target);
     // plan, generate, inspect: every call the ledger recorded.

@@ -77,7 +77,7 @@ export async function startLoop(
   const webhookQueue = createWebhookQueue(connection, prefix);
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
   // Wired as server.ts and main.ts wire them; the goal counts uncached, so a test sees each move at once.
-  const apiMetrics = opts.metricsToken ? createApiMetrics({ prisma, queues: [queue, webhookQueue], goalCacheMs: 0 }) : undefined;
+  const apiMetrics = opts.metricsToken ? createApiMetrics({ prisma, queues: [queue, webhookQueue], queuePrefix: prefix, goalCacheMs: 0 }) : undefined;
   const rateLimitPerMinute = Number(env.RATE_LIMIT_PER_MINUTE);
   const authFailuresPerMinute = Number(env.AUTH_FAILURES_PER_MINUTE);
   const app = await build({

@@ -6,9 +6,10 @@ import { addGoalStateGauge, addQueueDepthGauge, createPromMetrics, type Countabl
  * from Postgres (cached for `goalCacheMs`) and queue depth from BullMQ. The runners count the work they
  * do on their own /metrics.
  */
-export function createApiMetrics(deps: { prisma: PrismaClient; queues: readonly CountableQueue[]; goalCacheMs?: number }): PromMetrics {
+export function createApiMetrics(deps: { prisma: PrismaClient; queues: readonly CountableQueue[]; queuePrefix: string; goalCacheMs?: number }): PromMetrics {
   const metrics = createPromMetrics({ app: "api" });
-  addGoalStateGauge(metrics, () => goalCounts(deps.prisma), deps.goalCacheMs);
+  // Goals of this deployment only (its queue prefix): others may share the database.
+  addGoalStateGauge(metrics, () => goalCounts(deps.prisma, deps.queuePrefix), deps.goalCacheMs);
   addQueueDepthGauge(metrics, deps.queues);
   return metrics;
 }

@@ -26,7 +26,7 @@ const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: con
 const webhookQueue = createWebhookQueue(queueConnection, config.QUEUE_PREFIX);
 const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
 
-const metrics = createApiMetrics({ prisma, queues: [queue, webhookQueue] });
+const metrics = createApiMetrics({ prisma, queues: [queue, webhookQueue], queuePrefix: config.QUEUE_PREFIX });
 
 let secrets: ReturnType<typeof loadWebhookSecretBox>;
 try {

@@ -106,7 +106,14 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
       ({ version } = await commit(result.degraded!(why)));
     }
     deps.log.info({ goalId: goal.id, from: move.from, to: move.to, version }, "goal moved");
-    deps.metrics?.goalMoved({ from: move.from, to: move.to, reason: move.reason, secondsInState: (deps.now().getTime() - enteredAt.getTime()) / 1000 });
+    const ended = move.to === "verified" || move.to === "failed" || move.to === "cancelled";
+    deps.metrics?.goalMoved({
+      from: move.from,
+      to: move.to,
+      reason: move.reason,
+      secondsInState: (deps.now().getTime() - enteredAt.getTime()) / 1000,
+      ...(ended ? { secondsSinceSubmit: (deps.now().getTime() - goal.createdAt.getTime()) / 1000 } : {}),
+    });
     deps.afterCommit?.(move);
     await scheduleAfter(deps, goal, move.to, version);
     return { done: true, from: move.from, to: move.to, version };

@@ -15,8 +15,11 @@ export type WebhookAttemptOutcome = "delivered" | "failed" | "gone" | "refused";
 export type WebhookDeliveryOutcome = "delivered" | "dead" | "disabled";
 
 export interface Metrics {
-  /** A goal moved `from` -> `to` after `secondsInState` in `from`; `reason` for moves to failed. */
-  goalMoved(m: { from: string; to: string; secondsInState: number; reason?: string | null }): void;
+  /**
+   * A goal moved `from` -> `to` after `secondsInState` in `from`; `reason` for moves to failed;
+   * `secondsSinceSubmit` when the move ended the goal (verified, failed, cancelled): its whole duration.
+   */
+  goalMoved(m: { from: string; to: string; secondsInState: number; reason?: string | null; secondsSinceSubmit?: number }): void;
   /** A program (or a check's run) finished in the sandbox. */
   sandboxRun(m: { outcome: SandboxOutcome; seconds: number }): void;
   /** A model call that went out (not one reused from the ledger). */

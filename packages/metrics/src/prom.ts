@@ -38,6 +38,8 @@ const BUCKETS = {
   queue: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
   webhook: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
   http: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  // A goal's whole life: seconds for a scripted one, an hour or a day with an approval gate or a slow model.
+  goal: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600],
 };
 
 export function createPromMetrics(o: { app: string; defaultMetrics?: boolean; now?: () => number } = { app: "loopsmith" }): PromMetrics {
@@ -53,6 +55,13 @@ export function createPromMetrics(o: { app: string; defaultMetrics?: boolean; no
     help: "Time a goal spent in a state, observed when the runner moves it out.",
     labelNames: ["state"],
     buckets: BUCKETS.state,
+    registers: [registry],
+  });
+  const goalDuration = new Histogram({
+    name: "loopsmith_goal_duration_seconds",
+    help: "From a goal's submission to its end, by final state (verified, failed, cancelled), observed when the runner ends it.",
+    labelNames: ["state"],
+    buckets: BUCKETS.goal,
     registers: [registry],
   });
   const sandboxRuns = new Histogram({
@@ -111,6 +120,7 @@ export function createPromMetrics(o: { app: string; defaultMetrics?: boolean; no
       transitions.inc({ from: m.from, to: m.to });
       if (m.to === "failed") failures.inc({ reason: m.reason ?? "unknown" });
       timeInState.observe({ state: m.from }, seconds(m.secondsInState));
+      if (m.secondsSinceSubmit !== undefined) goalDuration.observe({ state: m.to }, seconds(m.secondsSinceSubmit));
     },
     sandboxRun(m) {
       sandboxRuns.observe({ outcome: m.outcome }, seconds(m.seconds));

@@ -7,7 +7,7 @@ import { addGoalStateGauge, addPoolGauge, addQueueDepthGauge, createPromMetrics,
 describe("createPromMetrics", () => {
   it("turns each Metrics call into its series", async () => {
     const m = createPromMetrics({ app: "test", defaultMetrics: false });
-    m.goalMoved({ from: "inspect", to: "failed", secondsInState: 2, reason: "budget_attempts" });
+    m.goalMoved({ from: "inspect", to: "failed", secondsInState: 2, reason: "budget_attempts", secondsSinceSubmit: 42 });
     m.goalMoved({ from: "plan", to: "generate", secondsInState: 0.3 });
     m.sandboxRun({ outcome: "timeout", seconds: 4 });
     m.modelCall({ provider: "scripted", model: "scripted", outcome: "ok", seconds: 0.01, tokensIn: 120, tokensOut: 30, costUsd: 0 });
@@ -23,6 +23,12 @@ describe("createPromMetrics", () => {
     expect(sample(text, "loopsmith_goal_failures_total", { reason: "budget_attempts" })).toBe(1);
     expect(sample(text, "loopsmith_goal_state_duration_seconds_count", { state: "plan" })).toBe(1);
     expect(sample(text, "loopsmith_goal_state_duration_seconds_sum", { state: "inspect" })).toBe(2);
+    // issue 28: submit-to-end duration, by final state, only for the move that ended the goal.
+    expect(sample(text, "loopsmith_goal_duration_seconds_count", { state: "failed" })).toBe(1);
+    expect(sample(text, "loopsmith_goal_duration_seconds_sum", { state: "failed" })).toBe(42);
+    expect(sample(text, "loopsmith_goal_duration_seconds_bucket", { state: "failed", le: "30" })).toBe(0);
+    expect(sample(text, "loopsmith_goal_duration_seconds_bucket", { state: "failed", le: "60" })).toBe(1);
+    expect(sample(text, "loopsmith_goal_duration_seconds_count", { state: "generate" })).toBeUndefined();
     expect(sample(text, "loopsmith_sandbox_run_duration_seconds_count", { outcome: "timeout" })).toBe(1);
     expect(sample(text, "loopsmith_model_calls_total", { provider: "anthropic", model: "claude-x", outcome: "ok" })).toBe(1);
     expect(sample(text, "loopsmith_model_tokens_total", { provider: "anthropic", model: "claude-x", direction: "input" })).toBe(1000);
