@@ -169,33 +169,101 @@ describe("loopsmith goal --wait", () => {
   });
 });
 
-describe("exit code 2", () => {
-  it("for usage errors, with the reason on stderr and nothing on stdout", async () => {
+describe("exit codes a script can tell apart (issue 28)", () => {
+  it("2 for usage errors: the reason and where help is on stderr, nothing on stdout (one error document in JSON mode)", async () => {
     const bin = await cli(["goal", "--objective", "x", "--max-iterations", "zero"]);
     expect([bin.code, bin.stdout]).toEqual([2, ""]);
-    expect(bin.stderr).toMatch(/^loopsmith: --max-iterations must be a positive integer/);
+    expect(bin.stderr).toBe("loopsmith: --max-iterations must be a positive integer, not \"zero\"\nRun 'loopsmith goal --help' for usage.\n");
     for (const args of [["goal", "--objective", "x", "--check", "row_count:{nope"], ["frobnicate"], ["goals", "show"], ["goal", "--objective", "x", "--input", "/no/such/file"]]) {
       const r = await inProcess(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(/^loopsmith: /);
+      expect(r.stderr.length, "no whole usage text").toBeLessThan(400);
     }
+    const asJson = await inProcess(["goals", "show", "--output-format", "json"]);
+    expect(asJson.code).toBe(2);
+    expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: "CLI_USAGE", message: expect.stringMatching(/missing GOAL/) } });
   });
 
-  it("for the API's errors (the code and field path on stderr) and for a missing or wrong key", async () => {
+  it("3 for a wrong key, 4 for what does not exist, 5 for a request the API refuses, each with the API's code; JSON mode prints its error document", async () => {
     const invalid = await inProcess(["goal", "--objective", "x", "--check", 'row_count:{"artifact":"a.csv","equals":-1}', "--model", "scripted"]);
-    expect(invalid.code).toBe(2);
+    expect(invalid.code).toBe(5);
     expect(invalid.stderr).toMatch(/LS_ERR_VALIDATION \(HTTP 400\)/);
     expect(invalid.stderr).toMatch(/body\.model/);
     const missing = await inProcess(["goals", "show", "00000000-0000-4000-8000-000000000000"]);
-    expect([missing.code, missing.stdout]).toEqual([2, ""]);
+    expect([missing.code, missing.stdout]).toEqual([4, ""]);
     expect(missing.stderr).toMatch(/LS_ERR_NOT_FOUND \(HTTP 404\)/);
     const noArtifact = await inProcess(["artifacts", "get", "00000000-0000-4000-8000-000000000000", "x.csv"]);
-    expect(noArtifact.code).toBe(2);
+    expect(noArtifact.code).toBe(4);
     expect(noArtifact.stderr).toMatch(/LS_ERR_NOT_FOUND/);
     const unauthorized = await inProcess(["checks"], { LOOPSMITH_API_KEY: "lsk_wrong" });
-    expect(unauthorized.code).toBe(2);
+    expect(unauthorized.code).toBe(3);
     expect(unauthorized.stderr).toMatch(/LS_ERR_UNAUTHORIZED/);
+    const missingJson = await inProcess(["goals", "show", "00000000-0000-4000-8000-000000000000", "--output-format", "json"]);
+    expect(missingJson.code).toBe(4);
+    expect(JSON.parse(missingJson.stdout)).toMatchObject({ error: { code: "LS_ERR_NOT_FOUND", status: 404 } });
+  });
+
+  it("6 when the server cannot be reached or a wait runs out: worth retrying", async () => {
+    const down = await inProcess(["checks", "--output-format", "json"], { LOOPSMITH_URL: "http://127.0.0.1:9" });
+    expect(down.code).toBe(6);
+    expect(JSON.parse(down.stdout)).toMatchObject({ error: { code: "CLI_UNREACHABLE" } });
+    const accepted = await inProcess([...goalArgs("unverified.json", ['row_count:{"artifact":"clean.csv","equals":2}', 'csv_schema:{"artifact":"clean.csv","rules":{"name":{"regex":"[A-Z][a-z]+ [A-Z][a-z]+"}}}']).filter((a) => a !== "--wait"), "--output-format", "json"]);
+    const { id } = JSON.parse(accepted.stdout) as { id: string };
+    const waited = await inProcess(["goals", "tail", id, "--wait-timeout", "1", "--output-format", "json"]);
+    // The goal may be quick: either it ended in time (1) or the wait ran out (6).
+    expect([1, 6]).toContain(waited.code);
+    if (waited.code === 6) expect(JSON.parse(waited.stdout)).toMatchObject({ error: { code: "CLI_WAIT_TIMEOUT" } });
+  });
+
+  it("130 on Ctrl-C while waiting: says how to follow or cancel the goal; --cancel-on-interrupt cancels it", async () => {
+    const interruptingIo = (cancel: boolean) => {
+      let stdout = "";
+      let stderr = "";
+      let handler: (() => void) | undefined;
+      const io = {
+        ...processIo(),
+        env,
+        stdout: { write: (s: string | Uint8Array) => (stdout += typeof s === "string" ? s : Buffer.from(s).toString("utf8")) },
+        stderr: {
+          write: (s: string) => {
+            stderr += s;
+            // Interrupt as soon as the goal was accepted: it is still running.
+            if (s.includes("accepted")) setTimeout(() => handler?.(), 10);
+          },
+        },
+        onInterrupt: (h: () => void) => {
+          handler = h;
+          return () => (handler = undefined);
+        },
+      };
+      const args = [...goalArgs("unverified.json", ['row_count:{"artifact":"clean.csv","equals":2}', 'csv_schema:{"artifact":"clean.csv","rules":{"name":{"regex":"[A-Z][a-z]+ [A-Z][a-z]+"}}}']), ...(cancel ? ["--cancel-on-interrupt"] : [])];
+      return main(args, io).then((code) => ({ code, stdout, stderr }));
+    };
+    const left = await interruptingIo(false);
+    expect(left.code).toBe(130);
+    const id = /goal ([0-9a-f-]{36}) accepted/.exec(left.stderr)![1]!;
+    expect(left.stderr).toContain(`loopsmith goals tail ${id}`);
+    expect(left.stderr).toContain(`loopsmith goals cancel ${id}`);
+    const cancelled = await interruptingIo(true);
+    expect(cancelled.code).toBe(130);
+    const cid = /goal ([0-9a-f-]{36}) accepted/.exec(cancelled.stderr)![1]!;
+    expect(cancelled.stderr).toContain(`goal ${cid} was cancelled`);
+    const after = await loop.get(cid);
+    expect(["cancelled", "failed"]).toContain(after.body.state);
+  });
+
+  it("--version answers without loading the CLI, and per-command help shows that command", async () => {
+    // The binary answers from package.json before loading tsx and the client; main()'s own answer agrees.
+    const v = await cli(["--version"]);
+    expect([v.code, v.stdout]).toEqual([0, "0.1.0\n"]);
+    expect((await inProcess(["--version"])).stdout).toBe(v.stdout);
+    const help = await inProcess(["goals", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: loopsmith goals/);
+    expect(help.stdout).not.toContain("--objective");
+    expect((await inProcess(["goal", "--help"])).stdout).toContain("--objective");
   });
 });
 

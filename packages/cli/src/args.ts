@@ -29,6 +29,8 @@ export interface GoalOptions {
   idempotencyKey?: string;
   wait: boolean;
   waitTimeoutMs?: number;
+  /** Ctrl-C while waiting cancels the goal (otherwise it keeps running). */
+  cancelOnInterrupt?: boolean;
 }
 
 export type Command =
@@ -38,56 +40,83 @@ export type Command =
   | ({ kind: "goals-list"; state?: string; limit?: number; cursor?: string } & Common)
   | ({ kind: "goals-show" | "goals-cancel" | "goals-reject"; id: string } & Common)
   | ({ kind: "goals-approve"; id: string; threshold?: number | null } & Common)
-  | ({ kind: "goals-tail"; id: string; waitTimeoutMs?: number } & Common)
+  | ({ kind: "goals-tail"; id: string; waitTimeoutMs?: number; cancelOnInterrupt?: boolean } & Common)
   | ({ kind: "goals-export"; id: string; out?: string } & Common)
   | ({ kind: "artifacts-list"; id: string; attempt?: number } & Common)
   | ({ kind: "artifacts-get"; id: string; name: string; attempt?: number; out?: string } & Common)
   | ({ kind: "artifacts-program"; id: string; attempt: number; out?: string } & Common)
   | ({ kind: "checks" } & Common);
 
-export const USAGE = `usage: loopsmith <command> [options]
+/** What a script can tell apart by the exit code alone (docs/cli.md). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 3, notFound: 4, refused: 5, retryable: 6, waiting: 7, interrupted: 130 } as const;
+export const EXIT_CODES_TEXT = `exit codes: 0 verified (or the command succeeded); 1 the goal failed or was cancelled; 2 usage;
+  3 authentication (401, 403); 4 not found (404); 5 the request was refused (another 4xx);
+  6 worth retrying (server unreachable, 5xx, 429, --wait-timeout passed, the goal parked in errored);
+  7 the goal waits for a decision (awaiting_approval); 130 interrupted (Ctrl-C).`;
 
-commands:
-  goal --objective TEXT [--success TEXT] [--check ID[:PARAMS_JSON] ...] [--input [NAME=]FILE ...]
+const COMMANDS = {
+  goal: `  goal --objective TEXT [--success TEXT] [--check ID[:PARAMS_JSON] ...] [--input [NAME=]FILE ...]
        [--checker-file [NAME=]FILE ...] [--max-iterations N] [--model PROVIDER[:NAME]] [--script FILE]
        [--deliverable NAME] [--body FILE] [--idempotency-key KEY] [--wait] [--wait-timeout SECONDS]
-                         submit a goal; with --wait, follow it live and exit by its outcome
-  goals list [--state STATE] [--limit N] [--cursor C]
+       [--cancel-on-interrupt]
+                         submit a goal; with --wait, follow it live and exit by its outcome`,
+  goals: `  goals list [--state STATE] [--limit N] [--cursor C]
   goals show GOAL        the goal as GET /goals/:id returns it
-  goals tail GOAL        follow a goal live until it ends (exit code as for goal --wait)
+  goals tail GOAL [--wait-timeout SECONDS] [--cancel-on-interrupt]
+                         follow a goal live until it ends (exit code as for goal --wait)
   goals cancel GOAL
   goals approve GOAL [--threshold USD|none]
   goals reject GOAL
   goals export GOAL [-o FILE]
                          the ended goal as a replayable script (GET /goals/:id/script); replay it with
-                         jq .body FILE > body.json && loopsmith goal --body body.json --wait
-  artifacts list GOAL [--attempt N]
+                         jq .body FILE > body.json && loopsmith goal --body body.json --wait`,
+  artifacts: `  artifacts list GOAL [--attempt N]
   artifacts get GOAL NAME [-o FILE] [--attempt N]
                          download an artifact (the newest attempt's unless --attempt; to stdout without -o)
   artifacts program GOAL ATTEMPT [-o FILE]
-                         download the program an attempt ran
-  checks                 the check catalogue
-
-options for every command:
+                         download the program an attempt ran`,
+  checks: `  checks                 the check catalogue`,
+};
+const COMMON_OPTIONS = `options for every command:
   --url URL              the API (default $LOOPSMITH_URL, else http://127.0.0.1:3000)
   --api-key KEY          a tenant API key (default $LOOPSMITH_API_KEY)
   --output-format text|json
                          json: one JSON document on stdout (the final goal for goal --wait), nothing else
-  -h, --help
-
-goal options:
+  -h, --help`;
+const GOAL_OPTIONS = `goal options:
   --check ID:JSON        an acceptance check, e.g. --check 'row_count:{"artifact":"clean.csv","equals":3}'
   --input [NAME=]FILE    an input file (NAME defaults to the file's base name); repeatable
   --checker-file [NAME=]FILE
                          hidden material a check reads (never shown to the models or the program)
   --max-iterations N     attempts before the goal fails (the API's max_attempts)
   --model PROVIDER[:NAME]  e.g. openai-compatible:qwen2.5-coder, anthropic, scripted (with --script)
-  --script FILE          a scripted model's script (JSON), see README "The scripted model"
+  --script FILE          a scripted model's script (JSON), see docs/api.md "The scripted model"
   --deliverable NAME     the file the goal delivers (default result.json); --deliverable= for the program
   --body FILE            a JSON body to start from (any POST /goals field); the flags above override it
-
-exit codes: 0 verified (or the command succeeded), 1 the goal failed or was cancelled, 2 usage or server error.
+  --cancel-on-interrupt  with --wait (and goals tail): Ctrl-C cancels the goal; without it, Ctrl-C leaves
+                         the goal running and says how to follow or cancel it`;
+const TAIL = `${EXIT_CODES_TEXT}
 Progress (each state as it happens, attempt k of N, elapsed, spend) goes to stderr.`;
+
+export const USAGE = `usage: loopsmith <command> [options]
+
+commands:
+${Object.values(COMMANDS).join("\n")}
+
+${COMMON_OPTIONS}
+
+${GOAL_OPTIONS}
+
+${TAIL}`;
+
+/** The help of one command (goal, goals, artifacts, checks), or the whole usage for anything else. */
+export function helpFor(topic?: string): string {
+  if (topic === undefined || !Object.hasOwn(COMMANDS, topic)) return USAGE;
+  const name = topic as keyof typeof COMMANDS;
+  return [`usage: loopsmith ${name} ...`, "", COMMANDS[name], "", COMMON_OPTIONS, ...(name === "goal" ? ["", GOAL_OPTIONS] : []), "", TAIL].join("\n");
+}
+
+
 
 const common = {
   url: { type: "string" },
@@ -194,6 +223,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
         "idempotency-key": { type: "string" },
         wait: { type: "boolean" },
         "wait-timeout": { type: "string" },
+        "cancel-on-interrupt": { type: "boolean" },
       },
       [],
     );
@@ -215,6 +245,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       idempotencyKey: values["idempotency-key"],
       wait: values.wait ?? false,
       waitTimeoutMs: seconds("--wait-timeout", values["wait-timeout"]),
+      cancelOnInterrupt: values["cancel-on-interrupt"] === true,
     };
   }
 
@@ -229,8 +260,8 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       return { kind: `goals-${sub}`, ...commonOf(values, env), id: positionals[0]! };
     }
     if (sub === "tail") {
-      const { values, positionals } = parse(args, { "wait-timeout": { type: "string" } }, ["GOAL"]);
-      return { kind: "goals-tail", ...commonOf(values, env), id: positionals[0]!, waitTimeoutMs: seconds("--wait-timeout", values["wait-timeout"]) };
+      const { values, positionals } = parse(args, { "wait-timeout": { type: "string" }, "cancel-on-interrupt": { type: "boolean" } }, ["GOAL"]);
+      return { kind: "goals-tail", ...commonOf(values, env), id: positionals[0]!, waitTimeoutMs: seconds("--wait-timeout", values["wait-timeout"]), cancelOnInterrupt: values["cancel-on-interrupt"] === true };
     }
     if (sub === "export") {
       const { values, positionals } = parse(args, { output: { type: "string", short: "o" } }, ["GOAL"]);

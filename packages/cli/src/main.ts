@@ -2,7 +2,7 @@
 // two output streams) come in as one Io object, so main() runs the same in the binary and in tests.
 import { readFile, writeFile } from "node:fs/promises";
 import { createClient, type Goal, type LoopSmithClient } from "@loopsmith/client";
-import { parseCommand, UsageError, USAGE, type Command, type GoalOptions } from "./args";
+import { EXIT, helpFor, parseCommand, UsageError, type Command, type GoalOptions } from "./args";
 import { exitCodeFor, progressLine, type ProgressState, type TapeRow } from "./progress";
 import { readEvents } from "./sse";
 
@@ -14,6 +14,8 @@ export interface Io {
   writeFile(path: string, data: Uint8Array): Promise<void>;
   fetch: typeof globalThis.fetch;
   sleep(ms: number): Promise<void>;
+  /** Calls `handler` on Ctrl-C (SIGINT) until the returned function is called. */
+  onInterrupt(handler: () => void): () => void;
 }
 
 export function processIo(): Io {
@@ -25,15 +27,51 @@ export function processIo(): Io {
     writeFile: (p, d) => writeFile(p, d),
     fetch: globalThis.fetch,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    onInterrupt(handler) {
+      process.on("SIGINT", handler);
+      return () => process.off("SIGINT", handler);
+    },
   };
 }
 
 export const VERSION = "0.1.0";
 
-/** An answer that is not the one asked for (a 4xx/5xx, an unreachable server): exit code 2. */
+/**
+ * An answer that is not the one asked for: the HTTP status (none: the server could not be reached, or a
+ * wait ran out) and the API's error code, which decide the exit code (EXIT) and JSON mode's error document.
+ */
 class ServerError extends Error {
   override readonly name = "ServerError";
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+
+  get exitCode(): number {
+    const s = this.status;
+    if (s === undefined || s === 429 || s >= 500) return EXIT.retryable;
+    if (s === 401 || s === 403) return EXIT.auth;
+    if (s === 404) return EXIT.notFound;
+    return EXIT.refused;
+  }
 }
+
+/** Ctrl-C while waiting: the goal is left running (or was cancelled, with --cancel-on-interrupt). */
+class Interrupted extends Error {
+  override readonly name = "Interrupted";
+}
+
+/** The error document JSON mode prints on stdout (always exactly one document). */
+function errorDoc(code: string, message: string, extra: Record<string, unknown> = {}) {
+  return { error: { code, message, ...extra } };
+}
+
+/** Whether the command line asks for JSON output, read without parsing it (for usage errors). */
+const wantsJson = (argv: string[]) => argv.some((a, i) => a === "--output-format=json" || (a === "--output-format" && argv[i + 1] === "json"));
 
 type ApiError = { error?: { code?: string; message?: string; details?: unknown } };
 
@@ -52,10 +90,15 @@ async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Respon
   try {
     r = await call;
   } catch (e) {
-    throw new ServerError(`cannot reach the API: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ""}`);
+    throw new ServerError(`cannot reach the API: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ""}`, undefined, "CLI_UNREACHABLE");
   }
-  if (r.error !== undefined || !r.response.ok) throw new ServerError(describeError(r.response.status, r.error));
+  if (r.error !== undefined || !r.response.ok) throw serverError(r.response.status, r.error);
   return r.data as T;
+}
+
+function serverError(status: number, body: unknown): ServerError {
+  const e = (body as ApiError | undefined)?.error;
+  return new ServerError(describeError(status, body), status, e?.code ?? `HTTP_${status}`, e?.details ?? undefined);
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -64,33 +107,45 @@ export async function main(argv: string[], io: Io): Promise<number> {
     cmd = parseCommand(argv, io.env);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr.write(`loopsmith: ${e.message}\n\n${USAGE}\n`);
-      return 2;
+      // The problem and where help is, not the whole usage text.
+      const topic = argv[0] !== undefined && !argv[0].startsWith("-") ? `${argv[0]} ` : "";
+      io.stderr.write(`loopsmith: ${e.message}\nRun 'loopsmith ${topic}--help' for usage.\n`);
+      if (wantsJson(argv)) io.stdout.write(json(errorDoc("CLI_USAGE", e.message)));
+      return EXIT.usage;
     }
     throw e;
   }
   if (cmd.kind === "help") {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
+    io.stdout.write(`${helpFor(cmd.topic)}\n`);
+    return EXIT.ok;
   }
   if (cmd.kind === "version") {
     io.stdout.write(`${VERSION}\n`);
-    return 0;
+    return EXIT.ok;
   }
   const client = createClient({ url: cmd.url, apiKey: cmd.apiKey, fetch: io.fetch });
+  const jsonMode = cmd.output === "json";
   try {
     return await run(cmd, client, io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`loopsmith: ${e.message}\n`);
-      return 2;
+      if (jsonMode) io.stdout.write(json(errorDoc("CLI_USAGE", e.message)));
+      return EXIT.usage;
     }
     if (e instanceof ServerError) {
       io.stderr.write(`loopsmith: ${e.message}\n`);
-      return 2;
+      if (jsonMode) io.stdout.write(json(errorDoc(e.code ?? "CLI_ERROR", e.message, { ...(e.status !== undefined ? { status: e.status } : {}), ...(e.details ? { details: e.details } : {}) })));
+      return e.exitCode;
+    }
+    if (e instanceof Interrupted) {
+      io.stderr.write(`loopsmith: ${e.message}\n`);
+      if (jsonMode) io.stdout.write(json(errorDoc("CLI_INTERRUPTED", e.message)));
+      return EXIT.interrupted;
     }
     io.stderr.write(`loopsmith: ${(e as Error).stack ?? String(e)}\n`);
-    return 2;
+    if (jsonMode) io.stdout.write(json(errorDoc("CLI_INTERNAL", (e as Error).message ?? String(e))));
+    return EXIT.retryable;
   }
 }
 
@@ -108,12 +163,12 @@ async function run(cmd: Exclude<Command, { kind: "help" | "version" }>, client: 
         return 0;
       }
       io.stderr.write(`goal ${accepted.id} accepted\n`);
-      const goal = await follow(client, accepted.id, io, cmd.waitTimeoutMs);
+      const goal = await followInterruptibly(client, accepted.id, io, cmd.waitTimeoutMs, cmd.cancelOnInterrupt === true);
       out(summary(goal), goal);
       return exitCodeFor(goal.state);
     }
     case "goals-tail": {
-      const goal = await follow(client, cmd.id, io, cmd.waitTimeoutMs);
+      const goal = await followInterruptibly(client, cmd.id, io, cmd.waitTimeoutMs, cmd.cancelOnInterrupt === true);
       out(summary(goal), goal);
       return exitCodeFor(goal.state);
     }
@@ -193,7 +248,7 @@ async function bytesOf(call: Promise<{ data?: unknown; error?: unknown; response
   try {
     r = await call;
   } catch (e) {
-    throw new ServerError(`cannot reach the API: ${(e as Error).message}`);
+    throw new ServerError(`cannot reach the API: ${(e as Error).message}`, undefined, "CLI_UNREACHABLE");
   }
   if (!r.response.ok) {
     // parseAs arrayBuffer leaves a JSON error as bytes.
@@ -205,7 +260,7 @@ async function bytesOf(call: Promise<{ data?: unknown; error?: unknown; response
         body = undefined;
       }
     }
-    throw new ServerError(describeError(r.response.status, body));
+    throw serverError(r.response.status, body);
   }
   return { bytes: new Uint8Array(r.data as ArrayBuffer), headers: r.response.headers };
 }
@@ -261,16 +316,41 @@ function summary(g: Goal): string {
 const RECONNECTS = 5;
 
 /**
+ * follow(), and on Ctrl-C: stop following; with `cancel`, cancel the goal first; either way say what became
+ * of the goal and how to go on (Interrupted, exit 130).
+ */
+async function followInterruptibly(client: LoopSmithClient, id: string, io: Io, timeoutMs: number | undefined, cancel: boolean): Promise<Goal> {
+  const stop = new AbortController();
+  const off = io.onInterrupt(() => stop.abort());
+  try {
+    return await follow(client, id, io, timeoutMs, stop.signal);
+  } catch (e) {
+    if (!stop.signal.aborted) throw e;
+    if (cancel) {
+      const res = await client.POST("/goals/{id}/cancel", { params: { path: { id } } }).catch(() => undefined);
+      if (res?.response.ok) throw new Interrupted(`interrupted: goal ${id} was cancelled (--cancel-on-interrupt)`);
+      throw new Interrupted(`interrupted: goal ${id} could not be cancelled${res ? ` (${describeError(res.response.status, res.error)})` : ""}; cancel it with: loopsmith goals cancel ${id}`);
+    }
+    throw new Interrupted(`interrupted: goal ${id} keeps running. Follow it with: loopsmith goals tail ${id}   Cancel it with: loopsmith goals cancel ${id}`);
+  } finally {
+    off();
+  }
+}
+
+/**
  * Follows the goal's tape over SSE until it ends (the server's `end` event), printing one progress line
  * per row on stderr; resumes after a dropped connection with Last-Event-ID. Returns the final goal.
  */
-async function follow(client: LoopSmithClient, id: string, io: Io, timeoutMs?: number): Promise<Goal> {
+async function follow(client: LoopSmithClient, id: string, io: Io, timeoutMs?: number, interrupt?: AbortSignal): Promise<Goal> {
   const path = { params: { path: { id } } };
   const start = await ok(client.GET("/goals/{id}", path));
   const state: ProgressState = { attempt: 0 };
   const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   const abort = new AbortController();
   const timer = deadline === undefined ? undefined : setTimeout(() => abort.abort(), timeoutMs);
+  // An interrupt that came while the goal was fetched above has already fired its event.
+  if (interrupt?.aborted) abort.abort();
+  else interrupt?.addEventListener("abort", () => abort.abort(), { once: true });
   let last: number | undefined;
   let failures = 0;
   try {
@@ -283,8 +363,8 @@ async function follow(client: LoopSmithClient, id: string, io: Io, timeoutMs?: n
           signal: abort.signal,
         });
       } catch (e) {
-        if (abort.signal.aborted) throw new ServerError(`goal ${id} did not end within ${timeoutMs! / 1000} s`);
-        if (++failures > RECONNECTS) throw new ServerError(`lost the event stream: ${(e as Error).message}`);
+        if (abort.signal.aborted) throw interrupt?.aborted ? new Interrupted("interrupted") : new ServerError(`goal ${id} did not end within ${timeoutMs! / 1000} s`, undefined, "CLI_WAIT_TIMEOUT");
+        if (++failures > RECONNECTS) throw new ServerError(`lost the event stream: ${(e as Error).message}`, undefined, "CLI_STREAM_LOST");
         await io.sleep(1000);
         continue;
       }
@@ -296,7 +376,7 @@ async function follow(client: LoopSmithClient, id: string, io: Io, timeoutMs?: n
         } catch {
           body = undefined;
         }
-        throw new ServerError(describeError(res.response.status, body));
+        throw serverError(res.response.status, body);
       }
       let ended = false;
       try {
@@ -313,8 +393,8 @@ async function follow(client: LoopSmithClient, id: string, io: Io, timeoutMs?: n
           io.stderr.write(`${progressLine(row, { state, maxAttempts: start.max_attempts, createdAt: start.created_at, costUsd: now?.data?.cost.cost_usd ?? null })}\n`);
         }
       } catch (e) {
-        if (abort.signal.aborted) throw new ServerError(`goal ${id} did not end within ${timeoutMs! / 1000} s`);
-        if (++failures > RECONNECTS) throw new ServerError(`lost the event stream: ${(e as Error).message}`);
+        if (abort.signal.aborted) throw interrupt?.aborted ? new Interrupted("interrupted") : new ServerError(`goal ${id} did not end within ${timeoutMs! / 1000} s`, undefined, "CLI_WAIT_TIMEOUT");
+        if (++failures > RECONNECTS) throw new ServerError(`lost the event stream: ${(e as Error).message}`, undefined, "CLI_STREAM_LOST");
       }
       if (ended) break;
       await io.sleep(500);

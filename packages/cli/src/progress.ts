@@ -36,9 +36,10 @@ function noteFor(row: TapeRow): string | null {
   return null;
 }
 
-/** The exit code for a goal's final state: 0 verified, 1 failed or cancelled. */
-export function exitCodeFor(state: string): 0 | 1 | 2 {
+/** The exit code for the state a followed goal rests in (EXIT in args.ts): 0 verified, 1 failed or cancelled, 7 waiting for a decision, 6 parked in errored. */
+export function exitCodeFor(state: string): 0 | 1 | 6 | 7 {
   if (state === "verified") return 0;
   if (state === "failed" || state === "cancelled") return 1;
-  return 2;
+  if (state === "awaiting_approval") return 7;
+  return 6;
 }

@@ -122,6 +122,6 @@ describe("progressLine", () => {
   });
 
   it("maps final states to exit codes", () => {
-    expect([exitCodeFor("verified"), exitCodeFor("failed"), exitCodeFor("cancelled"), exitCodeFor("errored")]).toEqual([0, 1, 1, 2]);
+    expect([exitCodeFor("verified"), exitCodeFor("failed"), exitCodeFor("cancelled"), exitCodeFor("errored"), exitCodeFor("awaiting_approval")]).toEqual([0, 1, 1, 6, 7]);
   });
 });
