@@ -25,32 +25,46 @@ interface Service {
   healthcheck?: { test?: string[] | string };
   restart?: string;
   command?: string[];
+  ports?: (string | { host_ip?: string; published?: string | number; target?: number })[];
+  depends_on?: Record<string, { condition?: string }>;
 }
+
+// The passwords compose requires (it has none of its own), as an operator's .env would give them.
+const PASSWORDS = { POSTGRES_PASSWORD: "0f3a9c1d2e4b5a6978", REDIS_PASSWORD: "7c2e1f0a9b8d3e4f56" };
+/** The environment `docker compose` runs in: the file's defaults and the passwords, nothing of this machine's. */
+const composeEnv = (extra: Record<string, string> = PASSWORDS) => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...extra });
 
 let cached: Record<string, Service> | undefined;
 /** `docker compose config`, as compose itself resolves the file (merged anchors, interpolated variables); run once. */
 function resolved(): Record<string, Service> {
   if (cached) return cached;
   const [cmd, ...args] = composeCommand();
-  // An empty environment: the defaults of the file, not whatever the machine running the test has set.
-  const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  // The defaults of the file, not whatever the machine running the test has set.
+  const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: composeEnv() });
   return (cached = (parse(out) as { services: Record<string, Service> }).services);
 }
 
 const mounts = (s: Service) => (s.volumes ?? []).map((v) => (typeof v === "string" ? v : `${v.source ?? ""}:${v.target ?? ""}`));
 const hosts = (s: Service) => (Array.isArray(s.extra_hosts) ? s.extra_hosts : Object.entries(s.extra_hosts ?? {}).map(([h, a]) => `${h}:${a}`)).map((h) => h.replace("=", ":"));
+/** Published ports as host_ip:published:target, whichever form this compose prints them in. */
+const ports = (s: Service) => (s.ports ?? []).map((p) => (typeof p === "string" ? p.replace(/\/tcp$/, "") : `${p.host_ip ?? ""}:${p.published ?? ""}:${p.target ?? ""}`));
 const healthcheck = (s: Service) => [s.healthcheck?.test ?? []].flat().join(" ");
 
 describe("docker-compose.yml", () => {
   it("passes `docker compose config` and wires postgres, redis, the sandbox image, api and runner", () => {
     const [cmd, ...args] = composeCommand();
-    const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config", "--services"], { cwd: repoRoot, encoding: "utf8" });
-    expect(out.trim().split("\n").sort()).toEqual(["api", "migrate", "postgres", "redis", "runner", "sandbox-image"]);
-    const full = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config", "--services"], { cwd: repoRoot, encoding: "utf8", env: composeEnv() });
+    expect(out.trim().split("\n").sort()).toEqual(["api", "migrate", "postgres", "redis", "runner", "sandbox-image", "sandbox-image-node"]);
+    const full = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: composeEnv() });
     cached = (parse(full) as { services: Record<string, Service> }).services;
     // The sandbox image is built from its Dockerfile, and no sandbox ever gets the Docker socket.
     expect(full).toMatch(/context: .*sandbox-images\/python/);
     expect(full).toMatch(/network_mode: none/);
+    // Both sandbox images: a JavaScript or TypeScript goal runs in the Node one, which the runner waits for.
+    expect(full).toMatch(/context: .*sandbox-images\/node/);
+    expect(cached["sandbox-image-node"]!.command!.join(" ")).toMatch(/^node -e/);
+    expect(cached.runner!.environment?.SANDBOX_NODE_IMAGE).toBe("loopsmith/sandbox-node:compose");
+    expect(cached.runner!.depends_on?.["sandbox-image-node"]?.condition).toBe("service_completed_successfully");
     // The API (where `tenant-cli` runs too) and the runner share the generated webhook secret key (issue 17);
     // the migrate service generates it, unprivileged, before either starts (issue 13).
     expect(full.match(/(- webhook-key:|source: webhook-key)/g)).toHaveLength(3);
@@ -101,6 +115,7 @@ describe("docker-compose.yml", () => {
         ),
         ...Object.fromEntries(["WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "PUBLIC_BASE_URL"].map((k) => [k, "how a webhook is delivered: the runner's"])),
         SANDBOX_IMAGE: "READY_SANDBOX_FROM=runners: the API never asks the engine",
+        SANDBOX_NODE_IMAGE: "READY_SANDBOX_FROM=runners: the API never asks the engine",
       },
       runner: Object.fromEntries(["DEFAULT_MODEL_PROVIDER", "MODEL_ALLOWLIST", "MODEL_PROVIDERS"].map((k) => [k, "the API picks and checks a goal's model"])),
       migrate: Object.fromEntries(
@@ -138,10 +153,46 @@ describe("docker-compose.yml", () => {
     });
   });
 
+  describe("issue 28: what a cautious operator runs", () => {
+    it("has no password of its own: without POSTGRES_PASSWORD or REDIS_PASSWORD, compose refuses to start, naming the variable", () => {
+      const [cmd, ...args] = composeCommand();
+      for (const missing of Object.keys(PASSWORDS)) {
+        const env = Object.fromEntries(Object.entries(PASSWORDS).filter(([k]) => k !== missing));
+        const r = spawnSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: composeEnv(env) });
+        expect(r.status, missing).not.toBe(0);
+        expect(r.stderr, missing).toContain(`set ${missing}`);
+      }
+      expect(fs.readFileSync(path.join(repoRoot, "docker-compose.yml"), "utf8")).not.toMatch(/postgres:postgres@|POSTGRES_PASSWORD: *postgres/);
+    });
+
+    it("Postgres and Redis take the operator's passwords, and every service reaches them with those", () => {
+      const s = resolved();
+      expect(s.postgres!.environment?.POSTGRES_PASSWORD).toBe(PASSWORDS.POSTGRES_PASSWORD);
+      expect(s.redis!.environment?.REDISCLI_AUTH).toBe(PASSWORDS.REDIS_PASSWORD);
+      expect(s.redis!.command!.join(" ")).toMatch(/--requirepass "\$\$?REDISCLI_AUTH"/);
+      for (const name of ["api", "runner"]) {
+        expect(s[name]!.environment?.REDIS_URL, name).toBe(`redis://:${PASSWORDS.REDIS_PASSWORD}@redis:6379`);
+        expect(s[name]!.environment?.DATABASE_URL, name).toBe(`postgresql://postgres:${PASSWORDS.POSTGRES_PASSWORD}@postgres:5432/loopsmith`);
+      }
+      expect(s.migrate!.environment?.DATABASE_URL).toContain(`:${PASSWORDS.POSTGRES_PASSWORD}@`);
+      // Postgres and Redis are reached on the compose network only.
+      expect(ports(s.postgres!)).toEqual([]);
+      expect(ports(s.redis!)).toEqual([]);
+    });
+
+    it("publishes the API on the host's loopback unless LOOPSMITH_BIND says otherwise", () => {
+      expect(ports(resolved().api!)).toEqual(["127.0.0.1:3000:3000"]);
+      const [cmd, ...args] = composeCommand();
+      const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: composeEnv({ ...PASSWORDS, LOOPSMITH_BIND: "0.0.0.0", LOOPSMITH_PORT: "8080" }) });
+      const api = (parse(out) as { services: Record<string, Service> }).services.api!;
+      expect(ports(api)).toEqual(["0.0.0.0:8080:3000"]);
+    });
+  });
+
   it("issue 13: long-running services restart, and the API and the runner have healthchecks", () => {
     const services = resolved();
     for (const name of ["postgres", "redis", "api", "runner"]) expect(services[name]!.restart, name).toBe("unless-stopped");
-    for (const name of ["migrate", "sandbox-image"]) expect(services[name]!.restart, name).toBe("no");
+    for (const name of ["migrate", "sandbox-image", "sandbox-image-node"]) expect(services[name]!.restart, name).toBe("no");
     expect(healthcheck(services.api!)).toMatch(/127\.0\.0\.1:3000\/readyz/);
     expect(healthcheck(services.runner!)).toMatch(/127\.0\.0\.1:9464\/metrics/);
   });
