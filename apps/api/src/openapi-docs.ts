@@ -4,6 +4,7 @@
 // webhook events. Wraps fastify-type-provider-zod's transforms, which drop all of these.
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { WEBHOOK_EVENTS } from "@loopsmith/schemas";
+import { shapeDocument } from "./openapi-shape";
 
 type Json = Record<string, unknown>;
 type Transform = typeof jsonSchemaTransform;
@@ -59,6 +60,43 @@ function operationIdFor(method: string, url: string): string {
   return [method.toLowerCase(), ...words].map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join("");
 }
 
+/**
+ * What a route's own schema leaves out, keyed by "METHOD /openapi/{path}": a readable operationId where
+ * the route gives none (the fallback spells out the URL) and a description where it has only a summary.
+ * The route's own values win.
+ */
+const OPERATIONS: Record<string, { operationId?: string; description?: string }> = {
+  "GET /healthz": { description: "Answers 200 while the process is up, without asking any dependency: a liveness probe. Needs no API key, and is neither rate limited nor shed under load." },
+  "GET /readyz": {
+    description:
+      "Probes each dependency with a timeout: 200 when all are reachable, 503 with `missing` naming those that are not. A failed check shows an error code and a short message, never the raw error. Needs no API key, and is neither rate limited nor shed under load.",
+  },
+  "GET /goals": {
+    description: "Summaries of this tenant's goals, newest first, a page at a time: `limit` per page (1 to 100), `state` to keep one state, and `cursor` set to the previous page's `next_cursor` for the next, older page.",
+  },
+  "GET /goals/{id}": {
+    description:
+      "The whole goal: its state and version, the tape of transitions with their evidence, the frozen plan and checks with their latest results, each execution, the report (verified) or failure report (failed), budgets and cost. Another tenant's goal is a 404.",
+  },
+  "GET /goals/{id}/deliveries": { description: "Each webhook delivery of the goal (one per event), newest first, with its status and one log row per HTTP attempt." },
+  "POST /deliveries/{id}/redeliver": {
+    description: "Queues the delivery again with the same payload bytes and the same webhook-id, so a receiver that deduplicates on webhook-id sees it once. A delivery still being attempted is a 409 (LS_ERR_DELIVERY_IN_PROGRESS).",
+  },
+  "GET /admin/dead-letters": { description: "Goals parked in errored after an infrastructure failure outlasted its retries, oldest first (at most 500): the state each errored in, the error, its code and the tries." },
+  "POST /admin/dead-letters/{id}/retry": { description: "Moves an errored goal back to the state it errored in and queues it again. A goal that is not in errored is a 409 (LS_ERR_GOAL_STATE)." },
+  "POST /admin/tenants/{tenant_id}/api-keys": { operationId: "issueApiKey", description: "Issues another API key for the tenant, optionally named and expiring. The key is in this answer only: the server keeps its sha256." },
+  "GET /admin/tenants/{tenant_id}/api-keys": { operationId: "listApiKeys", description: "Every API key of the tenant: id, prefix, name, when it was made, expires or was revoked, and its status. Never the key itself." },
+  "POST /admin/tenants/{tenant_id}/api-keys/{key_id}/revoke": { operationId: "revokeApiKey", description: "Revokes the key now: its next request is a 401." },
+  "POST /admin/tenants/{tenant_id}/api-keys/{key_id}/rotate": {
+    operationId: "rotateApiKey",
+    description: "Issues a new key (in this answer only) and lets the old one work for `overlap_seconds` more (0: it stops now). A revoked or expired key is a 409 (LS_ERR_KEY_INACTIVE): issue a new key instead.",
+  },
+  "GET /admin/tenants/{tenant_id}/webhook-secrets": { operationId: "listWebhookSecrets", description: "The tenant's webhook signing secrets: id, when each was made and expires, and whether it signs deliveries now. Never the secret itself." },
+  "POST /admin/tenants/{tenant_id}/webhook-secrets/{secret_id}/expire": { operationId: "expireWebhookSecret" },
+  "GET /goals/{id}/script": { operationId: "getGoalScript" },
+  "GET /reports/judges": { operationId: "getJudgeReport" },
+};
+
 export const openApiTransform: Transform = (input) => {
   const out = jsonSchemaTransform(input);
   const schema = out.schema as Json & { response?: Record<string, Json>; hide?: boolean; "x-responses"?: ResponseDocs; security?: unknown[] };
@@ -66,7 +104,10 @@ export const openApiTransform: Transform = (input) => {
   const extra = schema["x-responses"] ?? {};
   delete schema["x-responses"];
   const method = String((input.route as { method?: string | string[] }).method ?? "get");
-  if (!schema.operationId) schema.operationId = operationIdFor(Array.isArray(method) ? method[0]! : method, out.url);
+  const verb = Array.isArray(method) ? method[0]! : method;
+  const added = OPERATIONS[`${verb.toUpperCase()} ${out.url.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`] ?? {};
+  if (!schema.operationId) schema.operationId = added.operationId ?? operationIdFor(verb, out.url);
+  if (!schema.description && added.description) schema.description = added.description;
   // Routes with `security: []` (health, the receipt keys) are not counted by the tenant's rate limit.
   const limited = !(Array.isArray(schema.security) && schema.security.length === 0);
   for (const [status, res] of Object.entries(schema.response ?? {})) {
@@ -99,7 +140,7 @@ export const BEFORE_ROUTING: Record<string, string> = {
 
 /** The document-wide parts: servers, the webhook events (OpenAPI 3.1 `webhooks`), and the answers given before routing. */
 export const openApiTransformObject: TransformObject = (input) => {
-  const doc = jsonSchemaTransformObject(input) as Json & { components?: { schemas?: Json }; info: { title: string; version: string; description?: string } };
+  const doc = jsonSchemaTransformObject(input) as Json & { components?: { schemas?: Json }; paths?: Json; info: { title: string; version: string; description?: string } };
   const beforeRouting = Object.entries(BEFORE_ROUTING)
     .map(([code, what]) => `${what} (${code})`)
     .join("; ");
@@ -165,10 +206,16 @@ export const openApiTransformObject: TransformObject = (input) => {
       },
     ]),
   );
-  return {
+  // An entry whose route moved or went would silently document nothing.
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;
+  for (const key of Object.keys(OPERATIONS)) {
+    const [verb, path] = key.split(" ") as [string, string];
+    if (!paths[path]?.[verb.toLowerCase()]) throw new Error(`OpenAPI: OPERATIONS names ${key}, which is not a route`);
+  }
+  return shapeDocument({
     ...doc,
     info,
     servers: [{ url: "/", description: "The server this document was fetched from (set your client's base URL, e.g. http://127.0.0.1:3000)." }],
     webhooks,
-  } as ReturnType<TransformObject>;
+  }) as ReturnType<TransformObject>;
 };

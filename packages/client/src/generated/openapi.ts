@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up */
+        /**
+         * The process is up
+         * @description Answers 200 while the process is up, without asking any dependency: a liveness probe. Needs no API key, and is neither rate limited nor shed under load.
+         */
         get: operations["getHealthz"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Postgres, Redis, the Docker engine and the sandbox image are all reachable */
+        /**
+         * Postgres, Redis, the Docker engine and the sandbox image are all reachable
+         * @description Probes each dependency with a timeout: 200 when all are reachable, 503 with `missing` naming those that are not. A failed check shows an error code and a short message, never the raw error. Needs no API key, and is neither rate limited nor shed under load.
+         */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -41,7 +47,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This tenant's goals, newest first */
+        /**
+         * This tenant's goals, newest first
+         * @description Summaries of this tenant's goals, newest first, a page at a time: `limit` per page (1 to 100), `state` to keep one state, and `cursor` set to the previous page's `next_cursor` for the next, older page.
+         */
         get: operations["listGoals"];
         put?: never;
         /**
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A goal: state, tape, plan, checks, executions, report and cost */
+        /**
+         * A goal: state, tape, plan, checks, executions, report and cost
+         * @description The whole goal: its state and version, the tape of transitions with their evidence, the frozen plan and checks with their latest results, each execution, the report (verified) or failure report (failed), budgets and cost. Another tenant's goal is a 404.
+         */
         get: operations["getGoal"];
         put?: never;
         post?: never;
@@ -159,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A goal's webhook deliveries, newest first, each with its attempt log */
+        /**
+         * A goal's webhook deliveries, newest first, each with its attempt log
+         * @description Each webhook delivery of the goal (one per event), newest first, with its status and one log row per HTTP attempt.
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -178,7 +193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivered or dead webhook again (same payload and webhook-id) */
+        /**
+         * Send a delivered or dead webhook again (same payload and webhook-id)
+         * @description Queues the delivery again with the same payload bytes and the same webhook-id, so a receiver that deduplicates on webhook-id sees it once. A delivery still being attempted is a 409 (LS_ERR_DELIVERY_IN_PROGRESS).
+         */
         post: operations["redeliverWebhook"];
         delete?: never;
         options?: never;
@@ -233,7 +251,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Goals parked in errored (the dead-letter list) */
+        /**
+         * Goals parked in errored (the dead-letter list)
+         * @description Goals parked in errored after an infrastructure failure outlasted its retries, oldest first (at most 500): the state each errored in, the error, its code and the tries.
+         */
         get: operations["listDeadLetters"];
         put?: never;
         post?: never;
@@ -252,7 +273,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retry a dead-lettered goal: it resumes the state it errored in */
+        /**
+         * Retry a dead-lettered goal: it resumes the state it errored in
+         * @description Moves an errored goal back to the state it errored in and queues it again. A goal that is not in errored is a 409 (LS_ERR_GOAL_STATE).
+         */
         post: operations["retryDeadLetter"];
         delete?: never;
         options?: never;
@@ -267,11 +291,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A tenant's API keys: prefix and metadata, never the key */
-        get: operations["getAdminTenantsByTenantIdApiKeys"];
+        /**
+         * A tenant's API keys: prefix and metadata, never the key
+         * @description Every API key of the tenant: id, prefix, name, when it was made, expires or was revoked, and its status. Never the key itself.
+         */
+        get: operations["listApiKeys"];
         put?: never;
-        /** Issue another API key for a tenant (shown once) */
-        post: operations["postAdminTenantsByTenantIdApiKeys"];
+        /**
+         * Issue another API key for a tenant (shown once)
+         * @description Issues another API key for the tenant, optionally named and expiring. The key is in this answer only: the server keeps its sha256.
+         */
+        post: operations["issueApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -287,8 +317,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an API key: its next request is a 401 */
-        post: operations["postAdminTenantsByTenantIdApiKeysByKeyIdRevoke"];
+        /**
+         * Revoke an API key: its next request is a 401
+         * @description Revokes the key now: its next request is a 401.
+         */
+        post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -304,8 +337,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate an API key: a new key now, the old one works until the overlap ends */
-        post: operations["postAdminTenantsByTenantIdApiKeysByKeyIdRotate"];
+        /**
+         * Rotate an API key: a new key now, the old one works until the overlap ends
+         * @description Issues a new key (in this answer only) and lets the old one work for `overlap_seconds` more (0: it stops now). A revoked or expired key is a 409 (LS_ERR_KEY_INACTIVE): issue a new key instead.
+         */
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -319,8 +355,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A tenant's webhook signing secrets: ids and validity, never the secret */
-        get: operations["getAdminTenantsByTenantIdWebhookSecrets"];
+        /**
+         * A tenant's webhook signing secrets: ids and validity, never the secret
+         * @description The tenant's webhook signing secrets: id, when each was made and expires, and whether it signs deliveries now. Never the secret itself.
+         */
+        get: operations["listWebhookSecrets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -342,7 +381,7 @@ export interface paths {
          * Expire a webhook signing secret now (after a leak), overlap or not
          * @description The next delivery is no longer signed with it. When it was the last valid secret, a new one is issued and returned once in new_secret.
          */
-        post: operations["postAdminTenantsByTenantIdWebhookSecretsBySecretIdExpire"];
+        post: operations["expireWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -400,7 +439,7 @@ export interface paths {
          * A finished goal as a script: POST its body to /goals to replay it offline
          * @description The goal's request again, its recorded model turns (plan, generate, each inspect, each refine) as a scripted model's script, its inputs and (for its owner) its checker files, plus the original's state and tape to compare a replay with. The programs and the checks really run again.
          */
-        get: operations["getGoalsByIdScript"];
+        get: operations["getGoalScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -420,7 +459,7 @@ export interface paths {
          * Judge agreement: where the inspector model and the deterministic checks disagreed
          * @description Over the calling tenant's goals created in [since, until) (at most 5000, newest first): false accepts (the inspector said verified, a check failed, the veto stopped it) and false rejects (the inspector said not verified while every check passed), with the attempts and tokens the false rejects cost; per model and per vetoing check.
          */
-        get: operations["getReportsJudges"];
+        get: operations["getJudgeReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -594,65 +633,19 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        HealthzInput: {
-            /** @constant */
-            status: "ok";
-        };
-        ReadyzInput: {
-            /** @enum {string} */
-            status: "ready" | "not_ready";
-            checks: {
-                postgres: {
-                    ok: boolean;
-                    latency_ms: number;
-                    /** @description What was checked, or why it failed (a short message: the full error is in the server's log). */
-                    detail: string;
-                    /** @description Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok. */
-                    code: string | null;
-                };
-                redis: {
-                    ok: boolean;
-                    latency_ms: number;
-                    /** @description What was checked, or why it failed (a short message: the full error is in the server's log). */
-                    detail: string;
-                    /** @description Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok. */
-                    code: string | null;
-                };
-                docker: {
-                    ok: boolean;
-                    latency_ms: number;
-                    /** @description What was checked, or why it failed (a short message: the full error is in the server's log). */
-                    detail: string;
-                    /** @description Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok. */
-                    code: string | null;
-                };
-                sandbox_image: {
-                    ok: boolean;
-                    latency_ms: number;
-                    /** @description What was checked, or why it failed (a short message: the full error is in the server's log). */
-                    detail: string;
-                    /** @description Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok. */
-                    code: string | null;
-                };
-            };
-            missing: ("postgres" | "redis" | "docker" | "sandbox_image")[];
-        };
         CheckSpecInput: {
             /** @description Check id, e.g. csv_matches (GET /checks lists them). */
             id: string;
-            /**
-             * @description Check parameters; see the check catalogue (GET /checks).
-             * @default {}
-             */
+            /** @description Check parameters; see the check catalogue (GET /checks). Default: {}. */
             params?: {
                 [key: string]: unknown;
             };
             /**
-             * @default deterministic
+             * @description Default: "deterministic".
              * @enum {string}
              */
             kind?: "deterministic" | "judgement";
-            /** @default  */
+            /** @description Default: "". */
             description?: string;
             /** @description Keep the check's material from the models: they learn that the check exists and what it reads, never its expected values. Default: true when the check reads checker_files, else false. */
             hidden?: boolean;
@@ -662,52 +655,19 @@ export interface components {
              */
             reveal?: "full" | "input" | "verdict";
         };
-        FrozenCheckInput: {
-            /** @description Check id, e.g. csv_matches (GET /checks lists them). */
-            id: string;
-            /**
-             * @description Check parameters; see the check catalogue (GET /checks).
-             * @default {}
-             */
-            params?: {
-                [key: string]: unknown;
-            };
-            /**
-             * @default deterministic
-             * @enum {string}
-             */
-            kind?: "deterministic" | "judgement";
-            /** @default  */
-            description?: string;
-            /** @default false */
-            hidden?: boolean;
-            /**
-             * @default input
-             * @enum {string}
-             */
-            reveal?: "full" | "input" | "verdict";
-            /**
-             * @default client
-             * @enum {string}
-             */
-            source?: "baseline" | "client" | "planner";
-        };
         PlannedCheckInput: {
             /** @description Check id, e.g. csv_matches (GET /checks lists them). */
             id: string;
-            /**
-             * @description Check parameters; see the check catalogue (GET /checks).
-             * @default {}
-             */
+            /** @description Check parameters; see the check catalogue (GET /checks). Default: {}. */
             params?: {
                 [key: string]: unknown;
             };
             /**
-             * @default deterministic
+             * @description Default: "deterministic".
              * @enum {string}
              */
             kind?: "deterministic" | "judgement";
-            /** @default  */
+            /** @description Default: "". */
             description?: string;
         };
         PlanInput: {
@@ -723,10 +683,7 @@ export interface components {
             language: "python" | "javascript" | "typescript";
             source: string;
             notes: string;
-            /**
-             * @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace.
-             * @default []
-             */
+            /** @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace. Default: []. */
             files?: {
                 /** @description A path relative to the workspace root (the program's working directory), e.g. "src/sum.ts". */
                 path: string;
@@ -744,28 +701,6 @@ export interface components {
                 reason: string;
             } | null;
         };
-        CheckFindingInput: {
-            where: string;
-            input?: string;
-            actual?: string;
-            expected?: string;
-            note?: string;
-        };
-        CheckOutcomeInput: {
-            id: string;
-            params: {
-                [key: string]: unknown;
-            };
-            passed: boolean;
-            /** @description The full verdict (the client sees everything about its own goal). */
-            message: string;
-            /** @description What the models were told: for hidden checks, without the check's material. */
-            feedback: string;
-            hidden: boolean;
-            findings: components["schemas"]["CheckFindingInput"][];
-            /** @description Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected. */
-            tampered?: string;
-        };
         ScriptedRefineInput: {
             /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
             filename: string;
@@ -773,10 +708,7 @@ export interface components {
             language: "python" | "javascript" | "typescript";
             source: string;
             notes: string;
-            /**
-             * @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace.
-             * @default []
-             */
+            /** @description Workspace goals: every other file the attempt changes or adds, each with its full content (never a diff). Applied to the original workspace. Default: []. */
             files?: {
                 /** @description A path relative to the workspace root (the program's working directory), e.g. "src/sum.ts". */
                 path: string;
@@ -792,7 +724,7 @@ export interface components {
             plan: components["schemas"]["PlanInput"];
             generate: components["schemas"]["GeneratedCodeInput"];
             inspect: components["schemas"]["InspectionInput"][];
-            /** @default [] */
+            /** @description Default: []. */
             refine?: components["schemas"]["ScriptedRefineInput"][];
         };
         ModelSpecInput: {
@@ -811,10 +743,7 @@ export interface components {
              * @description A tar, tar.gz or zip archive of the workspace, base64-encoded, unpacked into the program's working directory. Regular files and directories; links only to files inside it (they become copies); no absolute paths, no .., no devices, nothing under inputs/ or out/.
              */
             archive_base64: string;
-            /**
-             * @description Paths the model may not change (tests, tsconfig.json, package.json, lockfiles); a directory ("test/") locks everything under it. Command checks restore them from the original and fail an attempt that changed one.
-             * @default []
-             */
+            /** @description Paths the model may not change (tests, tsconfig.json, package.json, lockfiles); a directory ("test/") locks everything under it. Command checks restore them from the original and fail an attempt that changed one. Default: []. */
             locked?: string[];
         };
         GoalInputFileInput: {
@@ -842,15 +771,9 @@ export interface components {
             stdout?: string;
         };
         SelfTestInput: {
-            /**
-             * @description Each must pass every check.
-             * @default []
-             */
+            /** @description Each must pass every check. Default: []. */
             good?: components["schemas"]["SelfTestFixtureInput"][];
-            /**
-             * @description Each must fail at least one check.
-             * @default []
-             */
+            /** @description Each must fail at least one check. Default: []. */
             bad?: components["schemas"]["SelfTestFixtureInput"][];
         };
         GoalBudgetInput: {
@@ -877,54 +800,36 @@ export interface components {
             objective: string;
             /** @description The definition of done in words, for the planner and inspector. */
             success?: string;
-            /**
-             * @description Binding acceptance checks; the planner may add, never drop or weaken.
-             * @default []
-             */
+            /** @description Binding acceptance checks; the planner may add, never drop or weaken. Default: []. */
             checks?: components["schemas"]["CheckSpecInput"][];
-            /**
-             * @description Files the program reads (and the models see a preview of).
-             * @default []
-             */
+            /** @description Files the program reads (and the models see a preview of). Default: []. */
             inputs?: components["schemas"]["GoalInputFileInput"][];
-            /**
-             * @description Hidden material that checks read (an expected CSV, test cases, pytest files): never in a model prompt, never in the program's container.
-             * @default []
-             */
+            /** @description Hidden material that checks read (an expected CSV, test cases, pytest files): never in a model prompt, never in the program's container. Default: []. */
             checker_files?: components["schemas"]["GoalInputFileInput"][];
             /**
-             * @description The program's language: python (Python 3.11, pandas, numpy, pytest), javascript or typescript (Node 20, npm, tsc 5.9); each runs in its own sandbox image.
-             * @default python
+             * @description The program's language: python (Python 3.11, pandas, numpy, pytest), javascript or typescript (Node 20, npm, tsc 5.9); each runs in its own sandbox image. Default: "python".
              * @enum {string}
              */
             language?: "python" | "javascript" | "typescript";
             /** @description A directory tree the program works in (issue 14). The model changes files in it; the deliverable becomes the patch ("workspace.patch") and the changed files (artifacts under "workspace/"). */
             workspace?: components["schemas"]["WorkspaceInput"];
-            /**
-             * @description What the goal delivers: the file the program writes under OUTPUT_DIR (default "result.json"), or null when the deliverable is the program itself (goals checked by cases or test_suite).
-             * @default result.json
-             */
+            /** @description What the goal delivers: the file the program writes under OUTPUT_DIR (default "result.json"), or null when the deliverable is the program itself (goals checked by cases or test_suite). Default: "result.json". */
             deliverable?: string | null;
             /** @description Known-good and known-bad answers the checks must tell apart, run with the built-in probes before any model call. */
             self_test?: components["schemas"]["SelfTestInput"];
             /**
-             * @description What the refiner is told: "full" (the run, the failed checks, the diagnosis) or "retry_only" (only that the attempt was wrong: the control arm).
-             * @default full
+             * @description What the refiner is told: "full" (the run, the failed checks, the diagnosis) or "retry_only" (only that the attempt was wrong: the control arm). Default: "full".
              * @enum {string}
              */
             feedback?: "full" | "retry_only";
-            /**
-             * @description Executions before the goal ends failed.
-             * @default 5
-             */
+            /** @description Executions before the goal ends failed. Default: 5. */
             max_attempts?: number;
             /**
-             * @description When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed.
-             * @default fail
+             * @description When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed. Default: "fail".
              * @enum {string}
              */
             on_infeasible?: "fail" | "ask";
-            /** @default 60 */
+            /** @description Default: 60. */
             execution_timeout_seconds?: number;
             /** @description The server's default provider when omitted. */
             model?: components["schemas"]["ModelSpecInput"];
@@ -934,428 +839,6 @@ export interface components {
             approval_threshold_usd?: number;
             webhook?: components["schemas"]["WebhookInput"];
         };
-        GoalAcceptedInput: {
-            /** Format: uuid */
-            id: string;
-            status_url: string;
-            /**
-             * @description Every goal starts in plan.
-             * @constant
-             */
-            state: "plan";
-        };
-        BudgetsInput: {
-            max_attempts: number;
-            execution_timeout_seconds: number;
-            max_tokens: number;
-            max_cost_usd: number;
-            max_wall_seconds: number;
-            approval_threshold_usd: number | null;
-        };
-        FailureReportInput: {
-            /** @enum {string} */
-            reason: "budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible";
-            message: string;
-            last_transitions: {
-                seq: number;
-                /** @description null on the first row. */
-                from: ("plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled") | null;
-                /** @enum {string} */
-                to: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp (UTC)
-                 */
-                at: string;
-                detail: {
-                    [key: string]: unknown;
-                };
-                /** @description sha256 of the canonical JSON of {prev, seq, from, to, at, detail}, prev being the previous row's hash ("" for row 0). Null on rows from before the chain. */
-                hash: string | null;
-            }[];
-            last_run: {
-                attempt: number;
-                exit_code: number;
-                timed_out: boolean;
-                oom_killed: boolean;
-                stderr_tail: string;
-            } | null;
-            failing_checks: {
-                id: string;
-                message: string;
-            }[];
-            last_diagnosis: string | null;
-            last_script: string | null;
-            /** @description Set for reason stuck: the outcome hash that repeated, once per repeat. */
-            stuck_hashes?: string[];
-            /** @description Set for reason declared_infeasible: the model's reason for giving up, and which model gave it. */
-            infeasible?: {
-                reason: string;
-                /** @enum {string} */
-                declared_by: "inspector" | "refiner";
-            };
-        };
-        ReceiptInput: {
-            /** @constant */
-            format: "loopsmith-receipt/1";
-            /** @constant */
-            alg: "Ed25519";
-            /** @description Names the public key in /.well-known/loopsmith-receipt-keys. */
-            key_id: string;
-            goal_id: string;
-            tenant_id: string;
-            /** @constant */
-            state: "verified";
-            verified_attempt: number;
-            objective_sha256: string;
-            inputs: {
-                name: string;
-                sha256: string;
-            }[];
-            /** @description Hidden material: names and sha256 only. */
-            checker_files: {
-                name: string;
-                sha256: string;
-            }[];
-            /** @description The frozen checks, in order, with the verified attempt's results. */
-            checks: {
-                id: string;
-                /** @enum {string} */
-                kind: "deterministic" | "judgement";
-                /** @description baseline, client or planner */
-                source: string;
-                hidden: boolean;
-                /** @description In full for visible checks; null for hidden ones (their params are material). */
-                params: {
-                    [key: string]: unknown;
-                } | null;
-                /** @description sha256 of the params' canonical JSON, for every check. */
-                params_sha256: string;
-                /** @description The verified attempt's result; null for judgement checks (the inspector model reads those). */
-                result: {
-                    attempt: number;
-                    passed: boolean;
-                    /** @description The verdict for visible checks; null for hidden ones. */
-                    message: string | null;
-                } | null;
-            }[];
-            /** @description The verified deliverable; name "program" when the program itself is the deliverable. */
-            deliverable: {
-                name: string;
-                sha256: string;
-            };
-            /** @description Every file the verified run wrote. */
-            artifacts: {
-                name: string;
-                size: number;
-                sha256: string;
-            }[];
-            program: {
-                filename: string;
-                sha256: string;
-            };
-            image: {
-                /** @description The image id (sha256 of its config): content-addressed, also for images built offline. */
-                id: string;
-                /** @description The registry manifest digest (RepoDigest) when the image has one; null for images built by docker import. */
-                repo_digest: string | null;
-            };
-            model_calls: {
-                state: string;
-                attempt: number;
-                provider: string;
-                model: string;
-                system_sha256: string | null;
-                prompt_sha256: string | null;
-            }[];
-            /** @description The tape's hash chain: each row's hash covers the previous one (see the README). */
-            tape: {
-                length: number;
-                head: string;
-                hashes: string[];
-            };
-            loopsmith_version: string | null;
-            /** Format: date-time */
-            issued_at: string;
-            /** @description Ed25519 over the canonical JSON of every other field, base64. */
-            signature: string;
-        };
-        ReceiptKeysInput: {
-            keys: {
-                key_id: string;
-                /** @constant */
-                alg: "Ed25519";
-                public_key_pem: string;
-                /**
-                 * Format: date-time
-                 * @description When the key was first published.
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description The key's creation (created_at): a receipt issued before it does not verify.
-                 */
-                not_before: string;
-                /** @description A receipt issued after it does not verify; null: the key does not expire. The signer's RECEIPT_KEY_NOT_AFTER. */
-                not_after: string | null;
-                /** @description A receipt issued at or after it does not verify; null: not revoked. Set by a runner's RECEIPT_KEYS_REVOKED, never lifted. */
-                revoked_at: string | null;
-            }[];
-        };
-        GoalInput: {
-            /** Format: uuid */
-            id: string;
-            objective: string;
-            success: string | null;
-            /** @enum {string} */
-            language: "python" | "javascript" | "typescript";
-            /** @description The goal's workspace: how many files, their bytes, and the locked paths. */
-            workspace: {
-                files: number;
-                size: number;
-                /** @description sha256 of the stored (normalized) workspace. */
-                sha256: string;
-                locked: string[];
-            } | null;
-            /** @enum {string} */
-            state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
-            verified: boolean;
-            /** @description Set when the goal ended failed. */
-            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
-            attempts: number;
-            max_attempts: number;
-            model: {
-                /** @enum {string} */
-                provider: "scripted" | "openai-compatible" | "anthropic" | "google";
-                model: string | null;
-            };
-            inputs: {
-                name: string;
-                size: number;
-                sha256: string;
-            }[];
-            /** @description Names and hashes only; the contents stay the client's. */
-            checker_files: {
-                name: string;
-                size: number;
-                sha256: string;
-            }[];
-            /**
-             * @description The refiner's arm.
-             * @enum {string}
-             */
-            feedback: "full" | "retry_only";
-            /**
-             * @description What a model's give-up does: fail, or ask the client (awaiting_approval).
-             * @enum {string}
-             */
-            on_infeasible: "fail" | "ask";
-            /** @description The evaluator self-test's outcome (probes and fixtures with their verdicts); null until PLAN ran it. */
-            self_test: unknown;
-            /** @description What the goal delivers. */
-            deliverable: {
-                /** @description The artifact the goal delivers, or null when the program itself is the deliverable. */
-                name: string | null;
-                /** @description Set once verified: the verified attempt's file (for a program deliverable, the program). */
-                artifact: {
-                    attempt: number;
-                    name: string;
-                    size: number;
-                    sha256: string;
-                } | null;
-            };
-            /** @description The states visited, e.g. plan → generate → execute → inspect → verified. */
-            tape: string;
-            transitions: {
-                seq: number;
-                /** @description null on the first row. */
-                from: ("plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled") | null;
-                /** @enum {string} */
-                to: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp (UTC)
-                 */
-                at: string;
-                detail: {
-                    [key: string]: unknown;
-                };
-                /** @description sha256 of the canonical JSON of {prev, seq, from, to, at, detail}, prev being the previous row's hash ("" for row 0). Null on rows from before the chain. */
-                hash: string | null;
-            }[];
-            plan: {
-                objective: string;
-                approach: string[];
-                output_contract: string;
-            } | null;
-            /** @description Before PLAN ends: the client's checks; after: the frozen checks. */
-            checks: {
-                id: string;
-                /** @enum {string} */
-                kind: "deterministic" | "judgement";
-                params: {
-                    [key: string]: unknown;
-                };
-                description: string;
-                /** @enum {string} */
-                source: "baseline" | "client" | "planner";
-                /** @description Hidden from the models: they were told the check exists and what it reads, never its material. */
-                hidden: boolean;
-                /**
-                 * @description For hidden checks: how much of a failure the models were shown.
-                 * @enum {string}
-                 */
-                reveal: "full" | "input" | "verdict";
-                latest: {
-                    attempt: number;
-                    passed: boolean;
-                    /** @description The full verdict. */
-                    message: string;
-                    /** @description What the models were told about it. */
-                    feedback: string;
-                    /** @description The first differences: where, input, actual, expected, note. */
-                    findings: components["schemas"]["CheckFindingInput"][];
-                } | null;
-            }[];
-            executions: {
-                attempt: number;
-                exit_code: number;
-                duration_ms: number;
-                timed_out: boolean;
-                oom_killed: boolean;
-                stderr_tail: string;
-                stdout_tail: string;
-                artifacts: {
-                    name: string;
-                    size: number;
-                    sha256: string;
-                }[];
-                /** @description The sandbox image's id (sha256 of its config): content-addressed, set for every image. */
-                image_id: string;
-                /** @description The image's registry digest (RepoDigest) when it has one; null for images built locally by docker import. */
-                image_digest: string | null;
-                /** @description sha256 of the program that ran. */
-                script_sha256: string | null;
-                /** @description What the run was allowed. */
-                limits: {
-                    timeout_ms: number;
-                    memory_bytes: number;
-                    nano_cpus: number;
-                    pids_limit: number;
-                    work_tmpfs_bytes: number;
-                    tmp_tmpfs_bytes: number;
-                    nofile: number;
-                    file_size_bytes: number;
-                    stdout_cap_bytes: number;
-                    stderr_cap_bytes: number;
-                    artifact_max_bytes: number;
-                    artifacts_total_bytes: number;
-                    artifact_max_count: number;
-                } | null;
-            }[];
-            /** @description Every model call, oldest first, with the hashes of what it was sent. */
-            model_calls: {
-                /** @description The turn: plan, generate, inspect, refine. */
-                state: string;
-                attempt: number;
-                provider: string;
-                model: string;
-                /** @description sha256 of the system prompt (UTF-8). */
-                system_sha256: string | null;
-                /** @description sha256 of the prompt as first sent (UTF-8); schema retries append the rejected reply and its error. */
-                prompt_sha256: string | null;
-                tokens_in: number;
-                tokens_out: number;
-                cost_usd: number;
-                latency_ms: number;
-                /** @description null: answered. reserved: in flight. possibly_billed: its runner died mid-call. unavailable: the provider could not be reached (the step was retried). failed: the output kept failing its schema, or the provider refused the request. */
-                error_kind: ("reserved" | "possibly_billed" | "unavailable" | "failed") | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp (UTC)
-                 */
-                created_at: string;
-            }[];
-            last_inspection: components["schemas"]["InspectionInput"] | null;
-            /** @description The verified deliverable parsed as JSON when it is a .json file (exactly as written, big integers as strings of digits... see the README); null unless verified or for other deliverables. */
-            report: unknown;
-            /** @description Set when the goal ended failed. */
-            failure_report: components["schemas"]["FailureReportInput"] | null;
-            budgets: components["schemas"]["BudgetsInput"];
-            webhook: {
-                url: string;
-                /** @enum {string} */
-                payload: "full" | "thin";
-                /** @description When a receiver's 410 Gone disabled this webhook: no later event of the goal is sent. */
-                disabled_at: string | null;
-            } | null;
-            cost: {
-                /** @description Model spend so far (USD) from the price table, possibly billed calls included. */
-                cost_usd: number;
-                model_calls: number;
-                /** @description Calls whose runner died before the answer came back: the provider may have billed them, so their reserved estimate stays counted (in the totals and the budget). */
-                possibly_billed_calls: number;
-                tokens_in: number;
-                tokens_out: number;
-                model_latency_ms: number;
-                sandbox_ms: number;
-                wall_time_ms: number;
-            };
-            /** @description The LoopSmith that accepted the goal: "git:<commit>" ("-dirty" with uncommitted changes), LOOPSMITH_VERSION, or "package:<version>". */
-            loopsmith_version: string | null;
-            /** @description The signed receipt, once verified (also at GET /goals/{id}/receipt). */
-            receipt: components["schemas"]["ReceiptInput"] | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC)
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC)
-             */
-            updated_at: string;
-            finished_at: string | null;
-        };
-        ErrorInput: {
-            error: {
-                /**
-                 * @description Stable: clients match on it. See the error catalog in the README.
-                 * @enum {string}
-                 */
-                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND" | "LS_ERR_WORKSPACE_ARCHIVE" | "LS_ERR_HEADERS_TOO_LARGE" | "LS_ERR_HEADERS_TIMEOUT" | "LS_ERR_MALFORMED_REQUEST";
-                message: string;
-                /** @description For validation errors: [{path, message}], path like body.inputs.0.name. */
-                details: unknown;
-            };
-        };
-        GoalSummaryInput: {
-            /** Format: uuid */
-            id: string;
-            objective: string;
-            /** @enum {string} */
-            state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
-            verified: boolean;
-            /** @description Set when the goal ended failed. */
-            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
-            attempts: number;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC)
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC)
-             */
-            updated_at: string;
-            finished_at: string | null;
-        };
-        GoalListInput: {
-            goals: components["schemas"]["GoalSummaryInput"][];
-            /** @description Pass as ?cursor= for the next (older) page; null on the last page. */
-            next_cursor: string | null;
-        };
         ApprovalInput: {
             /** @description The next spending threshold that pauses the goal again; null or omitted: no further approval needed. */
             approval_threshold_usd?: number | null;
@@ -1363,267 +846,6 @@ export interface components {
             budget?: components["schemas"]["GoalBudgetInput"];
             /** @description Only when the goal waits after a model declared it infeasible: what the refiner is told with the request to try again (which reading of the objective to follow, say). */
             note?: string;
-        };
-        CheckCatalogueInput: {
-            checks: {
-                id: string;
-                description: string;
-                /** @description Set on aliases: the check whose logic this one runs with other defaults. */
-                aliasOf?: string;
-                /** @description Runs the program's code in sandbox containers of its own (cases, test_suite). */
-                runsCode: boolean;
-                /** @description The params a model may see when the check is hidden; the rest is material. */
-                publicParams: string[];
-                /** @description The params as a JSON Schema. */
-                params: {
-                    [key: string]: unknown;
-                };
-                example: {
-                    [key: string]: unknown;
-                };
-            }[];
-        };
-        DeliveryAttemptInput: {
-            /** @description Counts across redeliveries: a redelivery continues the numbering. */
-            attempt: number;
-            /** @description The receiver's HTTP status; null when no answer came. */
-            status_code: number | null;
-            latency_ms: number;
-            /** @description Network error, timeout, refused address, or `HTTP <status>` for a non-2xx answer. */
-            error: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC)
-             */
-            at: string;
-        };
-        WebhookDeliveryInput: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            goal_id: string;
-            /** @enum {string} */
-            event: "goal.verified" | "goal.failed" | "goal.cancelled" | "goal.awaiting_approval";
-            url: string;
-            /** @description The webhook-id header: the same for every attempt of this delivery. */
-            message_id: string;
-            /**
-             * @description pending: being attempted; delivered: a 2xx came back; dead: attempts ran out.
-             * @enum {string}
-             */
-            status: "pending" | "delivered" | "dead";
-            attempts: number;
-            last_error: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp (UTC)
-             */
-            created_at: string;
-            delivered_at: string | null;
-            /** @description One row per HTTP attempt, oldest first. */
-            log: components["schemas"]["DeliveryAttemptInput"][];
-        };
-        WebhookDeliveryListInput: {
-            /** @description Newest first. */
-            deliveries: components["schemas"]["WebhookDeliveryInput"][];
-        };
-        RotatedWebhookSecretInput: {
-            /** @description The new signing secret (whsec_...), shown once. */
-            secret: string;
-            /**
-             * Format: date-time
-             * @description Until then deliveries are signed with the previous secret too.
-             */
-            previous_valid_until: string;
-        };
-        RecordedOutcomeInput: {
-            state: string;
-            verified: boolean;
-            failure_reason: string | null;
-            attempts: number;
-            tape: string;
-            transitions: {
-                seq: number;
-                /** @description null on the first row. */
-                from: ("plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled") | null;
-                /** @enum {string} */
-                to: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 timestamp (UTC)
-                 */
-                at: string;
-                detail: {
-                    [key: string]: unknown;
-                };
-            }[];
-            /** @description The provider that answered the original goal's model turns. */
-            provider: string;
-            model: string | null;
-            loopsmith_version: string | null;
-            wall_time_ms: number | null;
-            /** @description Checker material (the owner's only): the tape's texts that hold hidden material (hidden checks' messages, self-test problems naming them). Each stands in transitions as the marker "(hidden: see original.hidden_messages)"; @loopsmith/replay's restoreHidden puts them back. */
-            hidden_messages: {
-                /** @description A JSON Pointer into original, e.g. /transitions/4/detail/checks/3/message. */
-                pointer: string;
-                text: string;
-            }[];
-        };
-        GoalScriptInput: {
-            /** @constant */
-            format: "loopsmith.goal-script/1";
-            /**
-             * Format: uuid
-             * @description The goal this was exported from.
-             */
-            goal_id: string;
-            exported_at: string;
-            /** @description POST this to /goals to replay the goal offline: the recorded model turns become a scripted model's script; the programs and the checks really run again. Model-visible parts: objective, success, inputs, the script, visible checks. Checker material (the owner's only): checker_files, the params of hidden checks, and original.hidden_messages. */
-            body: components["schemas"]["CreateGoalInput"];
-            /** @description Model turns the original did not record an answer for (a model failure, a budget stop), filled with placeholders: the replay may differ from there on. */
-            gaps: string[];
-            original: components["schemas"]["RecordedOutcomeInput"];
-        };
-        JudgeCountsInput: {
-            goals: number;
-            /** @description INSPECT turns the inspector model answered. */
-            inspections: number;
-            agree: number;
-            /** @description The inspector said verified while a deterministic check failed: the veto stopped it. */
-            false_accepts: number;
-            /** @description The inspector said not verified while every check passed: it cost an attempt (or the goal). */
-            false_rejects: number;
-            /** @description Executions run after a false reject (what the false rejects cost in attempts). */
-            false_reject_attempts: number;
-            /** @description Model tokens (in + out) spent after a false reject. */
-            false_reject_tokens: number;
-            false_reject_cost_usd: number;
-        };
-        JudgeReportInput: {
-            since: string;
-            until: string;
-            /** @description Every goal of the calling tenant created in the window. */
-            tenant: components["schemas"]["JudgeCountsInput"];
-            by_model: {
-                goals: number;
-                /** @description INSPECT turns the inspector model answered. */
-                inspections: number;
-                agree: number;
-                /** @description The inspector said verified while a deterministic check failed: the veto stopped it. */
-                false_accepts: number;
-                /** @description The inspector said not verified while every check passed: it cost an attempt (or the goal). */
-                false_rejects: number;
-                /** @description Executions run after a false reject (what the false rejects cost in attempts). */
-                false_reject_attempts: number;
-                /** @description Model tokens (in + out) spent after a false reject. */
-                false_reject_tokens: number;
-                false_reject_cost_usd: number;
-                provider: string;
-                model: string;
-            }[];
-            /** @description The deterministic checks that vetoed the inspector, most often first. */
-            by_check: {
-                id: string;
-                /** @description Inspections said verified while this check failed. */
-                false_accepts: number;
-            }[];
-            /** @description Goals with at least one disagreement, newest first (up to 100). */
-            goals: {
-                /** @description INSPECT turns the inspector model answered. */
-                inspections: number;
-                agree: number;
-                /** @description The inspector said verified while a deterministic check failed: the veto stopped it. */
-                false_accepts: number;
-                /** @description The inspector said not verified while every check passed: it cost an attempt (or the goal). */
-                false_rejects: number;
-                /** @description Executions run after a false reject (what the false rejects cost in attempts). */
-                false_reject_attempts: number;
-                /** @description Model tokens (in + out) spent after a false reject. */
-                false_reject_tokens: number;
-                false_reject_cost_usd: number;
-                /** Format: uuid */
-                goal_id: string;
-                provider: string;
-                model: string;
-                state: string;
-                /** @description Check ids that failed under an inspector's verified. */
-                vetoed_by: string[];
-            }[];
-        };
-        ArtifactInput: {
-            /** @description Relative to the output directory; may contain '/'. */
-            name: string;
-            attempt: number;
-            size: number;
-            sha256: string;
-            /** @description Guessed from the name's extension; application/octet-stream when unknown. */
-            content_type: string;
-            /** @description Where to download it (this attempt's copy). */
-            url: string;
-        };
-        ProgramInput: {
-            attempt: number;
-            size: number;
-            /** @description sha256 of the program's UTF-8 bytes (the execution's script_sha256). */
-            sha256: string;
-            url: string;
-        };
-        CheckerFileInput: {
-            name: string;
-            size: number;
-            sha256: string;
-            url: string;
-        };
-        ArtifactListInput: {
-            /** @description Oldest attempt first, then by name. */
-            artifacts: components["schemas"]["ArtifactInput"][];
-            /** @description The program each attempt ran, oldest first (filtered by ?attempt= too). */
-            programs: components["schemas"]["ProgramInput"][];
-            /** @description The hidden checker material this tenant sent with the goal: never shown to the models or the program. */
-            checker_files: components["schemas"]["CheckerFileInput"][];
-        };
-        DeadLetterInput: {
-            /** Format: uuid */
-            goal_id: string;
-            /** Format: uuid */
-            tenant_id: string;
-            objective: string;
-            /** @description The state whose step kept failing; a retry resumes it. */
-            errored_in: string;
-            error: string;
-            error_code: string | null;
-            tries: number;
-            /** Format: date-time */
-            errored_at: string;
-        };
-        DeadLetterListInput: {
-            dead_letters: components["schemas"]["DeadLetterInput"][];
-        };
-        ApiKeyInfoInput: {
-            /** Format: uuid */
-            id: string;
-            /** @description The key's first 10 characters, to tell keys apart. */
-            prefix: string;
-            name: string | null;
-            created_at: string;
-            expires_at: string | null;
-            revoked_at: string | null;
-            /** @enum {string} */
-            status: "active" | "revoked" | "expired";
-        };
-        IssuedApiKeyInput: {
-            /** Format: uuid */
-            id: string;
-            /** @description The key's first 10 characters, to tell keys apart. */
-            prefix: string;
-            name: string | null;
-            created_at: string;
-            expires_at: string | null;
-            revoked_at: string | null;
-            /** @enum {string} */
-            status: "active" | "revoked" | "expired";
-            /** @description The key itself: shown once, stored only as its sha256. */
-            api_key: string;
         };
         NewApiKeyInput: {
             /** @description A label for listings, e.g. "ci". */
@@ -1636,27 +858,8 @@ export interface components {
             name?: string;
             /** @description The key stops working this long from now (401 LS_ERR_KEY_EXPIRED); default: never. */
             expires_in_seconds?: number;
-            /**
-             * @description How long the old key keeps working beside the new one (0: it stops now). Default one day.
-             * @default 86400
-             */
+            /** @description How long the old key keeps working beside the new one (0: it stops now). Default one day. Default: 86400. */
             overlap_seconds?: number;
-        };
-        WebhookSecretInfoInput: {
-            /** Format: uuid */
-            id: string;
-            created_at: string;
-            expires_at: string | null;
-            /** @description Signs deliveries right now. */
-            valid: boolean;
-        };
-        RotatedApiKeyInput: {
-            key: components["schemas"]["IssuedApiKeyInput"];
-            previous: components["schemas"]["ApiKeyInfoInput"];
-        };
-        ExpiredWebhookSecretInput: {
-            expired: components["schemas"]["WebhookSecretInfoInput"];
-            new_secret: string | null;
         };
         Healthz: {
             /** @constant */
@@ -1726,36 +929,6 @@ export interface components {
              */
             reveal?: "full" | "input" | "verdict";
         };
-        FrozenCheck: {
-            /** @description Check id, e.g. csv_matches (GET /checks lists them). */
-            id: string;
-            /**
-             * @description Check parameters; see the check catalogue (GET /checks).
-             * @default {}
-             */
-            params: {
-                [key: string]: unknown;
-            };
-            /**
-             * @default deterministic
-             * @enum {string}
-             */
-            kind: "deterministic" | "judgement";
-            /** @default  */
-            description: string;
-            /** @default false */
-            hidden: boolean;
-            /**
-             * @default input
-             * @enum {string}
-             */
-            reveal: "full" | "input" | "verdict";
-            /**
-             * @default client
-             * @enum {string}
-             */
-            source: "baseline" | "client" | "planner";
-        };
         PlannedCheck: {
             /** @description Check id, e.g. csv_matches (GET /checks lists them). */
             id: string;
@@ -1814,21 +987,6 @@ export interface components {
             actual?: string;
             expected?: string;
             note?: string;
-        };
-        CheckOutcome: {
-            id: string;
-            params: {
-                [key: string]: unknown;
-            };
-            passed: boolean;
-            /** @description The full verdict (the client sees everything about its own goal). */
-            message: string;
-            /** @description What the models were told: for hidden checks, without the check's material. */
-            feedback: string;
-            hidden: boolean;
-            findings: components["schemas"]["CheckFinding"][];
-            /** @description Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected. */
-            tampered?: string;
         };
         ScriptedRefine: {
             /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
@@ -2420,14 +1578,6 @@ export interface components {
             /** @description Pass as ?cursor= for the next (older) page; null on the last page. */
             next_cursor: string | null;
         };
-        Approval: {
-            /** @description The next spending threshold that pauses the goal again; null or omitted: no further approval needed. */
-            approval_threshold_usd?: number | null;
-            /** @description Raise (or set) caps while approving. */
-            budget?: components["schemas"]["GoalBudget"];
-            /** @description Only when the goal waits after a model declared it infeasible: what the refiner is told with the request to try again (which reading of the objective to follow, say). */
-            note?: string;
-        };
         CheckCatalogue: {
             checks: {
                 id: string;
@@ -2688,23 +1838,6 @@ export interface components {
             status: "active" | "revoked" | "expired";
             /** @description The key itself: shown once, stored only as its sha256. */
             api_key: string;
-        };
-        NewApiKey: {
-            /** @description A label for listings, e.g. "ci". */
-            name?: string;
-            /** @description The key stops working this long from now (401 LS_ERR_KEY_EXPIRED); default: never. */
-            expires_in_seconds?: number;
-        };
-        RotateApiKey: {
-            /** @description A label for listings, e.g. "ci". */
-            name?: string;
-            /** @description The key stops working this long from now (401 LS_ERR_KEY_EXPIRED); default: never. */
-            expires_in_seconds?: number;
-            /**
-             * @description How long the old key keeps working beside the new one (0: it stops now). Default one day.
-             * @default 86400
-             */
-            overlap_seconds: number;
         };
         WebhookSecretInfo: {
             /** Format: uuid */
@@ -3784,7 +2917,7 @@ export interface operations {
             };
         };
     };
-    getAdminTenantsByTenantIdApiKeys: {
+    listApiKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -3847,7 +2980,7 @@ export interface operations {
             };
         };
     };
-    postAdminTenantsByTenantIdApiKeys: {
+    issueApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -3925,7 +3058,7 @@ export interface operations {
             };
         };
     };
-    postAdminTenantsByTenantIdApiKeysByKeyIdRevoke: {
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -3987,7 +3120,7 @@ export interface operations {
             };
         };
     };
-    postAdminTenantsByTenantIdApiKeysByKeyIdRotate: {
+    rotateApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -4079,7 +3212,7 @@ export interface operations {
             };
         };
     };
-    getAdminTenantsByTenantIdWebhookSecrets: {
+    listWebhookSecrets: {
         parameters: {
             query?: never;
             header?: never;
@@ -4142,7 +3275,7 @@ export interface operations {
             };
         };
     };
-    postAdminTenantsByTenantIdWebhookSecretsBySecretIdExpire: {
+    expireWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -4300,7 +3433,7 @@ export interface operations {
             };
         };
     };
-    getGoalsByIdScript: {
+    getGoalScript: {
         parameters: {
             query?: never;
             header?: never;
@@ -4376,7 +3509,7 @@ export interface operations {
             };
         };
     };
-    getReportsJudges: {
+    getJudgeReport: {
         parameters: {
             query?: {
                 /** @description ISO 8601: goals created at or after this instant; default 30 days ago. */
