@@ -17,7 +17,7 @@ import { startLoop, type Loop } from "../support/loop";
 
 let loop: Loop;
 beforeAll(async () => {
-  loop = await startLoop();
+  loop = await startLoop({ preimport: true });
 });
 afterAll(async () => {
   await loop?.close();
@@ -191,7 +191,7 @@ describe("the second refinement sees the real failure", () => {
 
 describe("a runner that cannot build the goal's model", () => {
   it("ends the goal as a recorded model failure instead of retrying forever", async () => {
-    const mismatched = await startLoop({ runnerEnv: { LOOPSMITH_SCRIPTED_MODEL: "false" } });
+    const mismatched = await startLoop({ preimport: true, runnerEnv: { LOOPSMITH_SCRIPTED_MODEL: "false" } });
     try {
       const goal = await mismatched.run(demoGoal());
       expect(goal.state).toBe("failed");

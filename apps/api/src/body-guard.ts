@@ -88,6 +88,14 @@ export function registerBodyGuard(app: FastifyInstance, settings: BodyGuardSetti
     if (!hasBody(req)) return payload;
     const guarded = new PassThrough();
     const timer = setTimeout(() => {
+      // Answered already (a refusal that left the rest of the body unread): nobody listens to the guarded
+      // stream any more, and an error on it would be an uncaught exception. Drop the rest quietly.
+      if (reply.sent || reply.raw.headersSent) {
+        payload.unpipe(guarded);
+        guarded.destroy();
+        payload.resume();
+        return;
+      }
       // Answer now, on a connection that closes after the answer: the rest of the body is never read.
       reply.header("connection", "close");
       guarded.destroy(new LoopSmithError("LS_ERR_BODY_TIMEOUT", `The request body did not arrive within ${settings.timeoutMs} ms.`));
@@ -99,6 +107,7 @@ export function registerBodyGuard(app: FastifyInstance, settings: BodyGuardSetti
     payload.on("error", stop);
     payload.on("close", stop);
     guarded.on("close", stop);
+    reply.raw.once("close", stop);
     payload.pipe(guarded);
     return guarded;
   });

@@ -26,13 +26,14 @@ export const runnerConfigSchema = baseConfigSchema
     // The sandbox pool (issue 12): idle pre-started containers kept per runner (unset: RUNNER_CONCURRENCY;
     // 0: none, every run starts its own), replaced after SANDBOX_POOL_TTL_MS idle, and never more than
     // SANDBOX_POOL_MAX_IDLE_MB of memory limits idle at once. SANDBOX_PREIMPORT: the modules the waiting
-    // interpreter imports (comma-separated; "" turns pre-import off: every program in a pristine process).
+    // interpreter imports (comma-separated; "none" turns pre-import off: every program in a pristine process.
+    // Not "": an empty variable means unset, like every other, and unset is the default).
     SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
     SANDBOX_POOL_TTL_MS: z.coerce.number().int().min(10_000).default(600_000),
     SANDBOX_POOL_MAX_IDLE_MB: z.coerce.number().int().min(0).default(2048),
     SANDBOX_PREIMPORT: z
       .string()
-      .regex(/^$|^[A-Za-z_][A-Za-z0-9_.]*(,[A-Za-z_][A-Za-z0-9_.]*)*$/, "comma-separated module names, or empty")
+      .regex(/^none$|^[A-Za-z_][A-Za-z0-9_.]*(,[A-Za-z_][A-Za-z0-9_.]*)*$/, 'comma-separated module names, or "none"')
       .default("numpy,pandas"),
     // A job whose runner stops renewing its lock (the process died) is handed to another runner once the
     // lock has lapsed (renewed every WORKER_LOCK_MS / 2, so 1/2 to 1 lock after the death) and a stalled-
@@ -124,7 +125,7 @@ export function sandboxPoolOptions(config: Pick<RunnerConfig, "SANDBOX_POOL_SIZE
     size: config.SANDBOX_POOL_SIZE ?? config.RUNNER_CONCURRENCY,
     ttlMs: config.SANDBOX_POOL_TTL_MS,
     maxIdleBytes: config.SANDBOX_POOL_MAX_IDLE_MB * 1024 * 1024,
-    preimport: config.SANDBOX_PREIMPORT.split(",").filter((m) => m.length > 0),
+    preimport: config.SANDBOX_PREIMPORT === "none" ? [] : config.SANDBOX_PREIMPORT.split(",").filter((m) => m.length > 0),
   };
 }
 

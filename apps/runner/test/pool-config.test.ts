@@ -1,0 +1,27 @@
+// The sandbox pool's settings as the runner reads them from its environment.
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "@loopsmith/core";
+import { runnerConfigSchema, sandboxPoolOptions } from "../src/config";
+
+const pool = (env: Record<string, string>) => sandboxPoolOptions(parseConfig(runnerConfigSchema, env));
+
+describe("SANDBOX_PREIMPORT", () => {
+  it("defaults to numpy and pandas, and an empty value is unset like every other variable", () => {
+    expect(pool({}).preimport).toEqual(["numpy", "pandas"]);
+    expect(pool({ SANDBOX_PREIMPORT: "" }).preimport).toEqual(["numpy", "pandas"]);
+  });
+
+  it('"none" turns pre-import off (issue 28: the documented empty value never did)', () => {
+    expect(pool({ SANDBOX_PREIMPORT: "none" }).preimport).toEqual([]);
+  });
+
+  it("takes a list of module names and refuses anything else", () => {
+    expect(pool({ SANDBOX_PREIMPORT: "numpy,scipy.stats" }).preimport).toEqual(["numpy", "scipy.stats"]);
+    for (const bad of ["numpy,", "os;rm", ",numpy", "1abc"]) expect(() => pool({ SANDBOX_PREIMPORT: bad }), bad).toThrow(/SANDBOX_PREIMPORT/);
+  });
+
+  it("sizes the pool from RUNNER_CONCURRENCY unless SANDBOX_POOL_SIZE says otherwise", () => {
+    expect(pool({ RUNNER_CONCURRENCY: "3" }).size).toBe(3);
+    expect(pool({ RUNNER_CONCURRENCY: "3", SANDBOX_POOL_SIZE: "0" }).size).toBe(0);
+  });
+});
