@@ -165,7 +165,10 @@ w.flush()
       secret: "the answer key",
     });
     expect(res.stdout).toContain("judge done");
-    expect(res.exitCode).toBe(0);
+    // The program is stopped once the judge ends: its own status when it ended first (it had nothing
+    // left to do), SIGKILL's when the judge was quicker (seen in a full run, the pooled interpreter
+    // still tearing down).
+    expect([0, 137]).toContain(res.exitCode);
   });
 
   it("a judge whose program dies at once still ends, reading end-of-file", async () => {
