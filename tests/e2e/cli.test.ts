@@ -181,6 +181,9 @@ describe("exit codes a script can tell apart (issue 28)", () => {
       expect(r.stderr).toMatch(/^loopsmith: /);
       expect(r.stderr.length, "no whole usage text").toBeLessThan(400);
     }
+    // A mistyped command gets a guess and the whole usage's pointer, not a command's that does not exist.
+    const typo = await inProcess(["gaols", "list"]);
+    expect([typo.code, typo.stderr]).toEqual([2, "loopsmith: unknown command \"gaols\" (did you mean goals?)\nRun 'loopsmith --help' for usage.\n"]);
     const asJson = await inProcess(["goals", "show", "--output-format", "json"]);
     expect(asJson.code).toBe(2);
     expect(JSON.parse(asJson.stdout)).toEqual({ error: { code: "CLI_USAGE", message: expect.stringMatching(/missing GOAL/) } });

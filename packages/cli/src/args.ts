@@ -6,6 +6,36 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+/** Optimal string alignment distance: edits, with a swap of two neighbours counted as one. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * " (did you mean X?)" for the closest candidate, as git and gh suggest: within two edits and less than
+ * half the word; a prefix of a candidate counts too (`--wait-t` for `--wait-timeout`). "" when none is close.
+ */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  let best: { c: string; d: number } | undefined;
+  for (const c of candidates) {
+    const d = c.startsWith(word) && word.length >= 3 ? 1 : editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d <= 2 && d * 2 < Math.max(word.length, 2) && (best === undefined || d < best.d)) best = { c, d };
+  }
+  return best ? ` (did you mean ${best.c}?)` : "";
+}
+
+export const COMMAND_NAMES = ["goal", "goals", "artifacts", "checks", "help"] as const;
+const GOALS_SUBCOMMANDS = ["list", "show", "tail", "cancel", "approve", "reject", "export"] as const;
+const ARTIFACTS_SUBCOMMANDS = ["list", "get", "program"] as const;
+
 export type OutputFormat = "text" | "json";
 
 export interface Common {
@@ -130,6 +160,11 @@ function parse<O extends NonNullable<ParseArgsConfig["options"]>>(args: string[]
   try {
     parsed = parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true });
   } catch (e) {
+    const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec((e as Error).message);
+    if (unknown) {
+      const flags = Object.entries({ ...common, ...options }).flatMap(([name, o]) => [`--${name}`, ...("short" in o && o.short ? [`-${o.short}`] : [])]);
+      throw new UsageError(`unknown option ${unknown[1]}${didYouMean(unknown[1]!, flags)}`);
+    }
     throw new UsageError((e as Error).message);
   }
   if (parsed.positionals.length !== positionals.length)
@@ -278,7 +313,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       }
       return { kind: "goals-approve", ...commonOf(values, env), id: positionals[0]!, threshold };
     }
-    throw new UsageError(sub === undefined ? "goals needs a subcommand: list, show, tail, cancel, approve, reject, export" : `unknown goals subcommand ${JSON.stringify(sub)}`);
+    throw new UsageError(sub === undefined ? "goals needs a subcommand: list, show, tail, cancel, approve, reject, export" : `unknown goals subcommand ${JSON.stringify(sub)}${didYouMean(sub, GOALS_SUBCOMMANDS)}`);
   }
 
   if (first === "artifacts") {
@@ -295,12 +330,12 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       const { values, positionals } = parse(args, { output: { type: "string", short: "o" } }, ["GOAL", "ATTEMPT"]);
       return { kind: "artifacts-program", ...commonOf(values, env), id: positionals[0]!, attempt: positiveInt("ATTEMPT", positionals[1])!, out: values.output };
     }
-    throw new UsageError(sub === undefined ? "artifacts needs a subcommand: list, get, program" : `unknown artifacts subcommand ${JSON.stringify(sub)}`);
+    throw new UsageError(sub === undefined ? "artifacts needs a subcommand: list, get, program" : `unknown artifacts subcommand ${JSON.stringify(sub)}${didYouMean(sub, ARTIFACTS_SUBCOMMANDS)}`);
   }
 
   if (first === "checks") {
     const { values } = parse(rest, {}, []);
     return { kind: "checks", ...commonOf(values, env) };
   }
-  throw new UsageError(`unknown command ${JSON.stringify(first)}`);
+  throw new UsageError(`unknown command ${JSON.stringify(first)}${didYouMean(first, COMMAND_NAMES)}`);
 }

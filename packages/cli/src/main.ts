@@ -2,7 +2,7 @@
 // two output streams) come in as one Io object, so main() runs the same in the binary and in tests.
 import { readFile, writeFile } from "node:fs/promises";
 import { createClient, type Goal, type LoopSmithClient } from "@loopsmith/client";
-import { EXIT, helpFor, parseCommand, UsageError, type Command, type GoalOptions } from "./args";
+import { COMMAND_NAMES, EXIT, helpFor, parseCommand, UsageError, type Command, type GoalOptions } from "./args";
 import { exitCodeFor, progressLine, type ProgressState, type TapeRow } from "./progress";
 import { readEvents } from "./sse";
 
@@ -108,7 +108,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       // The problem and where help is, not the whole usage text.
-      const topic = argv[0] !== undefined && !argv[0].startsWith("-") ? `${argv[0]} ` : "";
+      // A command's own help when the command exists; the whole usage for a mistyped one.
+      const topic = argv[0] !== undefined && (COMMAND_NAMES as readonly string[]).includes(argv[0]) && argv[0] !== "help" ? `${argv[0]} ` : "";
       io.stderr.write(`loopsmith: ${e.message}\nRun 'loopsmith ${topic}--help' for usage.\n`);
       if (wantsJson(argv)) io.stdout.write(json(errorDoc("CLI_USAGE", e.message)));
       return EXIT.usage;

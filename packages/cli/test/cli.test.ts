@@ -33,19 +33,41 @@ describe("parseCommand", () => {
     expect(parseCommand(["goals", "tail", "G", "--help"], env)).toEqual({ kind: "help", topic: "goals" });
   });
 
+  it("suggests the closest command, subcommand or option for a typo, and nothing for a word far from all (issue 28)", () => {
+    const typos: [string[], string][] = [
+      [["gaols", "list"], 'unknown command "gaols" (did you mean goals?)'],
+      [["chekcs"], 'unknown command "chekcs" (did you mean checks?)'],
+      [["artifact", "list", "G"], 'unknown command "artifact" (did you mean artifacts?)'],
+      [["goals", "lst"], 'unknown goals subcommand "lst" (did you mean list?)'],
+      [["goals", "cancle", "G"], 'unknown goals subcommand "cancle" (did you mean cancel?)'],
+      [["artifacts", "gte", "G", "n"], 'unknown artifacts subcommand "gte" (did you mean get?)'],
+      [["goal", "--objective", "x", "--wiat"], "unknown option --wiat (did you mean --wait?)"],
+      [["goal", "--objective", "x", "--chek", "a:{}"], "unknown option --chek (did you mean --check?)"],
+      [["goals", "list", "--limt", "2"], "unknown option --limt (did you mean --limit?)"],
+      [["goals", "tail", "G", "--wait-time", "5"], "unknown option --wait-time (did you mean --wait-timeout?)"],
+      // Far from every name: no guess.
+      [["deploy"], 'unknown command "deploy"'],
+      [["goals", "x"], 'unknown goals subcommand "x"'],
+      [["goal", "--objective", "x", "--zzzzzz"], "unknown option --zzzzzz"],
+      // An option another command has is not offered where it does not apply.
+      [["checks", "--wait"], "unknown option --wait"],
+    ];
+    for (const [argv, message] of typos) expect(() => parseCommand(argv, env), argv.join(" ")).toThrow(new UsageError(message));
+  });
+
   it("refuses bad usage with a UsageError that says what is wrong", () => {
     const bad: [string[], RegExp][] = [
       [["goal"], /--objective/],
       [["goal", "--objective", "x", "--max-iterations", "0"], /positive integer/],
-      [["goal", "--objective", "x", "--bogus"], /Unknown option '--bogus'/],
+      [["goal", "--objective", "x", "--bogus"], /^unknown option --bogus$/],
       [["goal", "--objective", "x", "--output-format", "yaml"], /text or json/],
       [["goal", "--objective", "x", "--url", "ftp://x"], /http\(s\) URL/],
       [["goal", "--objective", "x", "--script", "s.json", "--model", "anthropic"], /scripted/],
       [["goals", "show"], /missing GOAL/],
       [["goals", "show", "a", "b"], /unexpected argument "b"/],
-      [["goals", "frob"], /unknown goals subcommand/],
+      [["goals", "frob"], /^unknown goals subcommand "frob"$/],
       [["artifacts", "program", "G", "x"], /ATTEMPT must be a positive integer/],
-      [["nope"], /unknown command/],
+      [["nope"], /^unknown command "nope"$/],
     ];
     for (const [argv, message] of bad) expect(() => parseCommand(argv, env), argv.join(" ")).toThrow(message);
     expect(() => parseCommand(["goal"], env)).toThrow(UsageError);
