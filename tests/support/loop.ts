@@ -65,7 +65,7 @@ export async function startLoop(
     // Pristine interpreters unless a file asks for the production pool (preimport): a container whose
     // interpreter imports numpy and pandas while it waits costs about 0.7 s more CPU, paid by every check
     // run and probe too, on a CPU-bound suite (function-cases: 56 → 41 CPU-s). The hostile programs, the
-    // closed loop, the hidden-material canary and the pandas goals keep the production path;
+    // closed loop and the pandas goals keep the production path;
     // packages/sandbox/test/pool.test.ts holds pre-import to python3 <file>'s contract.
     SANDBOX_PREIMPORT: opts.preimport ? "numpy,pandas" : "none",
     ...opts.env,
