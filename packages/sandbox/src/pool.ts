@@ -1,0 +1,221 @@
+// The pool: containers created and started ahead of their runs (their bootstrap waiting, optionally with
+// libraries already imported), each handed out once and removed after its run. Refilled in the background,
+// with a growing pause while the engine refuses; an idle container past the TTL or found dead is replaced.
+import { randomBytes } from "node:crypto";
+import type Docker from "dockerode";
+import { BOOTSTRAP_PY } from "./bootstrap";
+import { DEADLINE_SLACK_MS, IDLE, POOL_PURPOSE, SANDBOX_NAME_PREFIX, isGone, type Containers } from "./container";
+import { startAttached, type Io } from "./io";
+import type { PoolOptions, RunRequest, SandboxLog } from "./types";
+
+/** A container started ahead of its run, waiting in the pool. */
+export interface Warm {
+  container: Docker.Container;
+  suffix: string;
+  io: Io;
+  exited: Promise<{ StatusCode: number }>;
+  createdAt: number;
+  deadline: number;
+  ready: boolean;
+  dead: boolean;
+}
+
+/** The env names a pre-imported interpreter has already read at its start: a request that sets one runs pristine. */
+const STARTUP_ENV = /^(PYTHON|LC_|OMP_|OPENBLAS_|MKL_)|^(LANG|HOME|PATH)$/;
+
+/**
+ * Whether the request can run inside the pool container's pre-imported interpreter: `python3 <file>
+ * args...`, with no variable the interpreter (or a pre-imported library) reads only at start-up, and
+ * not opted out. Anything else is exec'd in the same container, a pristine process.
+ */
+export function runsInProcess(req: Pick<RunRequest, "command" | "env" | "preimport">): boolean {
+  if (req.preimport === false) return false;
+  const [exe, file] = req.command;
+  if (exe !== "python3" || file === undefined || file.startsWith("-") || file.length === 0) return false;
+  return Object.keys(req.env ?? {}).every((k) => !STARTUP_ENV.test(k));
+}
+
+/** A pool container handed out: renamed for its run's purpose (`renamed` settles when that is done). */
+export interface Taken extends Warm {
+  renamed: Promise<void>;
+}
+
+export interface Pool {
+  /** A live idle container that can take a run of `timeoutMs` (a ready one first), out of the pool for good. */
+  take(timeoutMs: number, purpose: string): Taken | undefined;
+  /** Removes a taken container once its rename is done, in the background (Containers.settled waits for it). */
+  release(w: Taken): void;
+  /** Whether a pool container runs `req` in its pre-imported interpreter (else a pristine process). */
+  inProcess(req: RunRequest): boolean;
+  start(): void;
+  close(): Promise<void>;
+  warm(o?: { n?: number; timeoutMs?: number }): Promise<void>;
+  poolStats(): { idle: number; ready: number; target: number; creating: boolean };
+}
+
+/**
+ * `target` idle containers at most (the owner derives it from PoolOptions.size and maxIdleBytes); nothing
+ * happens before start().
+ */
+export function createPool(deps: { containers: Containers; options: PoolOptions; target: number; log?: SandboxLog }): Pool {
+  const { containers, options: poolOpts, target, log } = deps;
+  const preimport = poolOpts.preimport.length > 0;
+
+  const idle: Warm[] = [];
+  let closed = false;
+  let started = false;
+  let filling: Promise<void> | undefined;
+  let failures = 0;
+  let ttlTimer: NodeJS.Timeout | undefined;
+  let wakeBackoff: (() => void) | undefined;
+  const readyWaiters = new Set<() => void>();
+  const notify = () => readyWaiters.forEach((f) => f());
+
+  const discard = (w: Warm, why: string) => {
+    const i = idle.indexOf(w);
+    if (i >= 0) idle.splice(i, 1);
+    w.dead = true;
+    w.io.stream.destroy();
+    log?.info({ container: w.container.id.slice(0, 12), why }, "sandbox pool: container discarded");
+    void containers.remove(w.container);
+    refill();
+  };
+
+  async function createWarm(): Promise<Warm> {
+    const suffix = randomBytes(8).toString("hex");
+    const createdAt = Date.now();
+    const deadline = createdAt + poolOpts.ttlMs + poolOpts.maxRunMs + DEADLINE_SLACK_MS;
+    const container = await containers.create({
+      name: `${SANDBOX_NAME_PREFIX}${IDLE}-${suffix}`,
+      entrypoint: preimport ? ["python3", "-c", BOOTSTRAP_PY, ...poolOpts.preimport] : ["python3", "-I", "-S", "-c", BOOTSTRAP_PY],
+      env: undefined,
+      purpose: POOL_PURPOSE,
+      deadline,
+    });
+    try {
+      const { io, exited } = await startAttached(container);
+      const w: Warm = { container, suffix, io, exited, createdAt, deadline, ready: false, dead: false };
+      // An idle container that dies (killed from outside, the engine restarting) leaves the pool at once.
+      w.exited.then(
+        () => !w.dead && idle.includes(w) && discard(w, "exited while idle"),
+        () => !w.dead && idle.includes(w) && discard(w, "lost while idle"),
+      );
+      void io.ready.then((ok) => {
+        if (ok) {
+          w.ready = true;
+          notify();
+        } else if (idle.includes(w)) discard(w, "bootstrap did not start");
+      });
+      return w;
+    } catch (e) {
+      void containers.remove(container);
+      throw e;
+    }
+  }
+
+  function refill(): void {
+    if (!started || closed || filling || target === 0) return;
+    filling = (async () => {
+      while (!closed && idle.length < target) {
+        try {
+          const w = await createWarm();
+          if (closed) {
+            w.dead = true;
+            w.io.stream.destroy();
+            await containers.remove(w.container);
+            break;
+          }
+          idle.push(w);
+          failures = 0;
+        } catch (e) {
+          // The engine refused (or hiccuped): runs go cold meanwhile; try again after a growing pause.
+          failures++;
+          const pauseMs = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+          log?.warn({ err: (e as Error).message, failures, pauseMs }, "sandbox pool: could not start a container");
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, pauseMs);
+            t.unref();
+            wakeBackoff = () => {
+              clearTimeout(t);
+              r();
+            };
+          });
+          wakeBackoff = undefined;
+        }
+      }
+    })().finally(() => {
+      filling = undefined;
+      // A container taken (or discarded) while the last one was being made.
+      if (!closed && idle.length < target) refill();
+    });
+  }
+
+  function take(timeoutMs: number, purpose: string): Taken | undefined {
+    const fits = (w: Warm) => !w.dead && w.deadline >= Date.now() + timeoutMs + DEADLINE_SLACK_MS;
+    const w = idle.find((x) => x.ready && fits(x)) ?? idle.find(fits);
+    if (!w) return undefined;
+    idle.splice(idle.indexOf(w), 1);
+    refill();
+    // Handed out: renamed for its purpose (its labels were fixed before anyone knew it), never pooled again.
+    const renamed = w.container.rename({ name: `${SANDBOX_NAME_PREFIX}${purpose}-${w.suffix}` }).catch((e: unknown) => {
+      if (!isGone(e)) log?.warn({ container: w.container.id, err: e }, "could not rename a pool container");
+    });
+    w.dead = true;
+    return Object.assign(w, { renamed });
+  }
+
+  function release(w: Taken): void {
+    containers.removeLater(w.renamed.then(() => containers.remove(w.container)));
+  }
+
+  function start(): void {
+    if (started || closed || target === 0) return;
+    started = true;
+    ttlTimer = setInterval(
+      () => {
+        for (const w of [...idle]) if (Date.now() - w.createdAt > poolOpts.ttlMs) discard(w, "older than the pool TTL");
+      },
+      Math.max(1000, Math.min(30_000, Math.floor(poolOpts.ttlMs / 4))),
+    );
+    ttlTimer.unref();
+    refill();
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    if (ttlTimer) clearInterval(ttlTimer);
+    wakeBackoff?.();
+    await filling;
+    const all = idle.splice(0);
+    for (const w of all) {
+      w.dead = true;
+      w.io.stream.destroy();
+    }
+    await Promise.all(all.map((w) => containers.remove(w.container)));
+    await containers.settled();
+  }
+
+  async function warm(o: { n?: number; timeoutMs?: number } = {}): Promise<void> {
+    const n = Math.min(o.n ?? target, target);
+    const deadline = Date.now() + (o.timeoutMs ?? 60_000);
+    while (idle.filter((w) => w.ready && !w.dead).length < n) {
+      if (closed || !started) throw new Error("sandbox pool: not started");
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`sandbox pool: ${n} ready containers not reached in time (${idle.length} idle)`);
+      await new Promise<void>((r) => {
+        const done = () => {
+          readyWaiters.delete(done);
+          clearTimeout(t);
+          r();
+        };
+        const t = setTimeout(done, Math.min(left, 250));
+        readyWaiters.add(done);
+      });
+    }
+  }
+
+  const poolStats = () => ({ idle: idle.length, ready: idle.filter((w) => w.ready).length, target, creating: filling !== undefined });
+  const inProcess = (req: RunRequest) => preimport && runsInProcess(req);
+
+  return { take, release, inProcess, start, close, warm, poolStats };
+}
