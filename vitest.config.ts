@@ -38,6 +38,8 @@ const common = {
   // dependencies afresh (2-4 s of CPU per file on a CPU-bound suite). Every file cleans up what it
   // starts (its loop, its servers, its spies), which the shared graph relies on.
   isolate: false,
+  // The API and the runner run as processes from their compiled bundles: built once, before the workers.
+  globalSetup: ["./tests/support/build.ts"],
 };
 
 export default defineConfig({

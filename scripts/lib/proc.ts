@@ -1,7 +1,51 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The entry points that run compiled (scripts/build.ts), as production runs them: source → bundle. */
+const COMPILED: Record<string, string> = {
+  "apps/api/src/server.ts": "apps/api/dist/server.mjs",
+  "apps/runner/src/main.ts": "apps/runner/dist/main.mjs",
+};
+
+/** Newest modification time of the workspace's sources (apps/* and packages/*), in ms. */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const group of ["apps", "packages"]) {
+    for (const pkg of readdirSync(path.join(repoRoot, group))) {
+      try {
+        walk(path.join(repoRoot, group, pkg, "src"));
+      } catch {
+        // A package without src/.
+      }
+    }
+  }
+  return newest;
+}
+
+let checkedFresh = false;
+/**
+ * The bundles, rebuilt when a source is newer (a test or bench must never run yesterday's code). The suite
+ * builds once before its workers start (tests/support/build.ts), so this is a stat walk there.
+ */
+export function ensureBuilt(): void {
+  if (checkedFresh) return;
+  const built = Math.min(...Object.values(COMPILED).map((f) => statSync(path.join(repoRoot, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
+  if (built < newestSource()) {
+    execFileSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], { cwd: repoRoot, stdio: ["ignore", "ignore", "inherit"] });
+  }
+  checkedFresh = true;
+}
 
 export interface Spawned {
   child: ChildProcess;
@@ -11,9 +55,15 @@ export interface Spawned {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Start a TypeScript entry point of this repo as a real child process (through tsx). */
+/**
+ * Start an entry point of this repo as a real child process: the API and the runner from their compiled
+ * bundles (as production runs them), anything else through tsx.
+ */
 export function spawnTs(entry: string, env: Record<string, string | undefined>, args: string[] = []): Spawned {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+  const compiled = COMPILED[entry];
+  if (compiled) ensureBuilt();
+  const argv = compiled ? ["--enable-source-maps", compiled, ...args] : ["--import", "tsx", entry, ...args];
+  const child = spawn(process.execPath, argv, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ["ignore", "pipe", "pipe"],

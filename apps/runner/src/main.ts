@@ -5,7 +5,7 @@ import { createPrisma } from "@loopsmith/db";
 import { startMetricsServer, type MetricsServer } from "@loopsmith/metrics";
 import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, nodeSandboxImageTag, removeLeftovers, routeSandbox, sandboxImageTag } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, imageExists, nodeSandboxImageTag, removeLeftovers, routeSandbox, sandboxImageTag, type RoutedSandbox } from "@loopsmith/sandbox";
 import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
@@ -40,6 +40,23 @@ const sandbox = routeSandbox(
 
 const metrics = createRunnerMetrics(sandbox);
 
+// The runner takes work as soon as the engine answers and the image is there; the self-check (pandas
+// imports, a never-ending program is killed) runs beside, and no goal's program starts before it passed.
+let vouch!: (v: unknown) => void;
+let refuse!: (err: unknown) => void;
+const sandboxVerified = new Promise((resolve, reject) => {
+  vouch = resolve;
+  refuse = reject;
+});
+sandboxVerified.catch(() => undefined);
+const gated: RoutedSandbox = {
+  ...sandbox,
+  async run(req) {
+    await sandboxVerified;
+    return sandbox.run(req);
+  },
+};
+
 // BullMQ workers need maxRetriesPerRequest: null so that blocking commands survive reconnects.
 const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 connection.on("error", (err) => log.warn({ err: err.message }, "redis connection error"));
@@ -66,7 +83,7 @@ const runner = createRunner({
   connection,
   prefix: config.QUEUE_PREFIX,
   concurrency: config.RUNNER_CONCURRENCY,
-  sandbox,
+  sandbox: gated,
   models: (spec) => createModel(spec, config),
   config,
   log,
@@ -92,18 +109,29 @@ try {
       isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1,
     }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
+  if (!(await imageExists(docker, image))) throw new Error(`sandbox image ${image} is missing: run npm run sandbox:image`);
   sandbox.start();
-  // Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the
-  // sandbox kills a program at its time limit.
-  const [check, probe] = await Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]);
-  log.info({ image, ...check }, "sandbox self-check passed");
-  const endless = probe.run;
-  if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
-  log.info({ durationMs: endless.durationMs }, "sandbox kills a never-ending program at its time limit");
 } catch (err) {
   log.fatal({ err }, "start-up failed");
   process.exit(1);
 }
+
+// Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the sandbox
+// kills a program at its time limit.
+void Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]).then(
+  ([check, probe]) => {
+    log.info({ image, ...check }, "sandbox self-check passed");
+    const endless = probe.run;
+    if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
+    log.info({ durationMs: endless.durationMs }, "sandbox kills a never-ending program at its time limit");
+    vouch(check);
+  },
+).catch((err: unknown) => {
+  refuse(err);
+  // No program ran on this runner (runs wait for the check); a step in hand is redelivered once its lock lapses.
+  log.fatal({ err }, "start-up failed");
+  process.exit(1);
+});
 
 let metricsServer: MetricsServer | undefined;
 if (config.RUNNER_METRICS_PORT > 0) {
@@ -146,5 +174,5 @@ async function shutdown(signal: string) {
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
 
-await runner.start();
+await runner.start({ sandboxVerified });
 log.info({ queue: worker.name, prefix: config.QUEUE_PREFIX, concurrency: config.RUNNER_CONCURRENCY }, "runner ready");

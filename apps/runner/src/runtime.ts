@@ -49,7 +49,12 @@ export interface Runner {
   worker: Worker;
   deliveryWorker: Worker;
   queue: Queue;
-  start(): Promise<void>;
+  /**
+   * Takes work. `sandboxVerified` (main.ts: the start-up self-check, which runs beside) gates what the
+   * runner announces: its ready key, which the API reads as the sandbox's readiness, is set once it
+   * resolves (at once without it: the caller vouches for the sandbox).
+   */
+  start(opts?: { sandboxVerified?: Promise<unknown> }): Promise<void>;
   /**
    * Starts refreshing this runner's heartbeat (start() does too). Call it before anything creates sandbox
    * containers: without a heartbeat, other runners' sweeps take them for a dead runner's leftovers.
@@ -184,8 +189,8 @@ export function createRunner(deps: RunnerDeps): Runner {
   });
 
   const heartbeatKey = (id: string) => runnerHeartbeatKey(deps.prefix, id);
-  // Set once start() runs, which main.ts calls after the sandbox self-check passed: an API that reads
-  // readiness from the runners (READY_SANDBOX_FROM=runners) takes that as the sandbox's readiness.
+  // Set once the sandbox self-check passed (start()'s sandboxVerified): an API that reads readiness from the
+  // runners takes that as the sandbox's readiness.
   let ready = false;
   const beat = async () => {
     await deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
@@ -249,25 +254,40 @@ export function createRunner(deps: RunnerDeps): Runner {
     deliveryWorker,
     queue,
     heartbeat,
-    async start() {
-      // Before any step can sign with it, so that every receipt names a key the API can serve.
-      await publishReceiptKey(prisma, deps.receipts, stepDeps.now());
-      const unknownKeys = await revokeReceiptKeys(prisma, config.RECEIPT_KEYS_REVOKED);
-      if (unknownKeys.length > 0) log.warn({ keyIds: unknownKeys }, "RECEIPT_KEYS_REVOKED names receipt keys that were never published");
-      // Secrets stored before encryption (or under a previous key) are sealed before the first delivery.
-      const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
-      if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
-      if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
-      ready = true;
+    async start(opts = {}) {
+      // Independent of each other, so side by side: a runner's start-up is on every crash recovery's path.
+      await Promise.all([
+        (async () => {
+          // Before any step can sign with it, so that every receipt names a key the API can serve.
+          await publishReceiptKey(prisma, deps.receipts, stepDeps.now());
+          const unknownKeys = await revokeReceiptKeys(prisma, config.RECEIPT_KEYS_REVOKED);
+          if (unknownKeys.length > 0) log.warn({ keyIds: unknownKeys }, "RECEIPT_KEYS_REVOKED names receipt keys that were never published");
+        })(),
+        (async () => {
+          // Secrets stored before encryption (or under a previous key) are sealed before the first delivery.
+          const { sealed, unreadable } = await sealWebhookSecrets(prisma, deps.secretBox);
+          if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
+          if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
+        })(),
+        checks.warm(),
+        worker.waitUntilReady(),
+        deliveryWorker.waitUntilReady(),
+      ]);
+      if (!opts.sandboxVerified) ready = true;
+      // A failed self-check is the caller's to report (main.ts exits); here it only keeps the key unset.
+      opts.sandboxVerified?.then(
+        () => {
+          ready = true;
+          void beat();
+        },
+        () => undefined,
+      );
       await heartbeat();
-      await checks.warm();
       const sweeping = setInterval(() => {
         sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
       }, config.SWEEP_INTERVAL_MS);
       sweeping.unref();
       timers.push(sweeping);
-      await worker.waitUntilReady();
-      await deliveryWorker.waitUntilReady();
       void worker.run();
       void deliveryWorker.run();
     },

@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
+import { nodeSandboxImageTag } from "@loopsmith/sandbox";
 import { QUEUES } from "@loopsmith/schemas";
 import { spawnTs } from "../../../scripts/lib/proc";
 import { EXPECTED_REPORT, INSPECT_VERIFIED, program, SCRIPT_CORRECT, scriptedGoal } from "../../../scripts/demo/scenario";
@@ -82,6 +83,35 @@ describe("runner process", () => {
       expect(done.report).toEqual(EXPECTED_REPORT);
     } finally {
       p.child.kill("SIGKILL");
+      await loop.close();
+    }
+  });
+
+  // The runner takes work while its self-check runs (start-up time is on every crash recovery's path);
+  // whether it got as far as taking the job before the check failed depends on the machine's speed.
+  it("runs no program before its sandbox self-check passed: a failed one exits, the goal's work untouched", async () => {
+    const shared = randomPrefix("unchecked");
+    const loop = await startLoop({ runner: false, prefix: shared });
+    try {
+      // Queued before the runner starts, so that it is taken as soon as the runner takes work.
+      const res = await loop.post(scriptedGoal({ generate: program(SCRIPT_CORRECT), inspect: [INSPECT_VERIFIED] }));
+      expect(res.status).toBe(202);
+      const id = res.body.id as string;
+      // An image that exists but has no pandas: the self-check fails.
+      const p = spawnTs("apps/runner/src/main.ts", {
+        DATABASE_URL,
+        REDIS_URL,
+        QUEUE_PREFIX: shared,
+        LOOPSMITH_SCRIPTED_MODEL: "true",
+        SANDBOX_IMAGE: nodeSandboxImageTag(),
+        SANDBOX_POOL_SIZE: "0",
+      });
+      const { code } = await p.exited;
+      expect(code).toBe(1);
+      expect(p.output()).toMatch(/sandbox self-check failed/);
+      const goal = await loop.get(id);
+      expect(goal.body.executions ?? []).toHaveLength(0);
+    } finally {
       await loop.close();
     }
   });

@@ -17,6 +17,8 @@ export const SECRET_KEY_BYTES = 32;
 export interface SecretBox {
   /** The fingerprint of the key new secrets are sealed with. */
   readonly keyId: string;
+  /** Every key that opens, by fingerprint (keyIds[0] is keyId). */
+  readonly keyIds: readonly string[];
   seal(plain: string, context: string): string;
   /**
    * The secret a stored value holds. `stale` is true when the row should be written again sealed under the
@@ -27,6 +29,11 @@ export interface SecretBox {
 
 export function secretKeyId(key: Buffer): string {
   return createHash("sha256").update("loopsmith/webhook-secret-key\0").update(key).digest("hex").slice(0, 12);
+}
+
+/** The start of a value sealed under the key with fingerprint `keyId` (without it: under any key). */
+export function sealedPrefix(keyId = ""): string {
+  return keyId ? `${PREFIX}${keyId}:` : PREFIX;
 }
 
 /** True for a value in the sealed form (whichever key sealed it). */
@@ -49,6 +56,7 @@ export function createSecretBox(keys: readonly Buffer[]): SecretBox {
   const aad = (context: string) => Buffer.from(`loopsmith/webhook-secret/v1\0${context}`, "utf8");
   return {
     keyId,
+    keyIds: [...byId.keys()],
     seal(plain, context) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv("aes-256-gcm", current, iv);

@@ -2,7 +2,7 @@
 // as sha256: they are 256-bit random, so a slow password hash would add nothing but latency.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { PrismaClient } from "./generated/client";
-import type { SecretBox } from "./secret-box";
+import { sealedPrefix, type SecretBox } from "./secret-box";
 
 export const API_KEY_PREFIX = "lsk_";
 
@@ -116,12 +116,17 @@ export async function activeWebhookSecrets(prisma: PrismaClient, tenantId: strin
  * key that is not configured are left as they are and counted: deliveries of their tenants fail saying so.
  */
 export async function sealWebhookSecrets(prisma: PrismaClient, secretBox: SecretBox): Promise<{ sealed: number; unreadable: number }> {
+  // Only rows this box can move are read: plaintext ones and those under an older key it holds. Rows under
+  // keys it does not hold are counted, not fetched and tried one by one (a start-up pass, on every start).
+  const older = secretBox.keyIds.filter((id) => id !== secretBox.keyId);
   const rows = await prisma.webhookSecret.findMany({
-    where: { NOT: { secret: { startsWith: `lsenc:v1:${secretBox.keyId}:` } } },
+    where: { OR: [{ NOT: { secret: { startsWith: sealedPrefix() } } }, ...older.map((id) => ({ secret: { startsWith: sealedPrefix(id) } }))] },
     select: { id: true, tenantId: true, secret: true },
   });
   let sealed = 0;
-  let unreadable = 0;
+  let unreadable = await prisma.webhookSecret.count({
+    where: { AND: [{ secret: { startsWith: sealedPrefix() } }, ...secretBox.keyIds.map((id) => ({ NOT: { secret: { startsWith: sealedPrefix(id) } } }))] },
+  });
   for (const r of rows) {
     let opened: { plain: string; stale: boolean };
     try {

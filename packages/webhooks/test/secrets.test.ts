@@ -1,6 +1,7 @@
 // Issue 17: webhook signing secrets are encrypted at rest (and rows from before are sealed without losing
 // a secret), and rotation keeps a bounded number of secrets signing.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@loopsmith/core";
@@ -13,7 +14,7 @@ import {
   rotateWebhookSecret,
   sealWebhookSecrets,
 } from "@loopsmith/db";
-import { createDelivery, createDeliveryWorker, createWebhookQueue, enqueuePendingDeliveries, webhookConfigSchema, type WebhookConfig } from "../src/index";
+import { createDelivery, createDeliveryWorker, createWebhookQueue, DEFAULT_WEBHOOK_SECRET_KEY_FILE, enqueuePendingDeliveries, webhookConfigSchema, type WebhookConfig } from "../src/index";
 import { deleteKeys, randomPrefix, services, startReceiver, tenantWithGoal, testSecretBox, waitFor, type Received } from "./support";
 
 const { prisma, redis } = services();
@@ -112,6 +113,42 @@ describe("webhook secrets at rest (issue 17)", () => {
     expect(await activeWebhookSecrets(prisma, tenant.tenant_id, testSecretBox())).toEqual([other]);
     const again = await send();
     expect(new Webhook(other).verify(again.body, headersOf(again))).toBeTruthy();
+  });
+
+  it("the start-up pass moves rows under an older key it holds, and counts (leaves) rows it cannot open", async () => {
+    const oldKey = randomBytes(32);
+    const foreignKey = randomBytes(32);
+    const testKey = Buffer.from(readFileSync(DEFAULT_WEBHOOK_SECRET_KEY_FILE, "utf8").trim(), "base64");
+    // The suite's key first, so that whatever else this pass seals in the shared database is what every test reads.
+    const box = createSecretBox([testKey, oldKey]);
+    expect(box.keyIds).toEqual([testSecretBox().keyId, createSecretBox([oldKey]).keyId]);
+    const rows = [];
+    for (let i = 0; i < 3; i++) {
+      const { tenant } = await tenantWithGoal(prisma, null);
+      tenants.push(tenant.tenant_id);
+      rows.push(tenant);
+    }
+    const [moved, tampered, foreign] = rows as [(typeof rows)[0], (typeof rows)[0], (typeof rows)[0]];
+    const underOld = createSecretBox([oldKey]).seal(moved.webhook_secret, moved.tenant_id);
+    // Sealed under the old key for another tenant: opens under no context but that tenant's.
+    const misplaced = createSecretBox([oldKey]).seal(tampered.webhook_secret, moved.tenant_id);
+    const underForeign = createSecretBox([foreignKey]).seal(foreign.webhook_secret, foreign.tenant_id);
+    await prisma.webhookSecret.updateMany({ where: { tenantId: moved.tenant_id }, data: { secret: underOld } });
+    await prisma.webhookSecret.updateMany({ where: { tenantId: tampered.tenant_id }, data: { secret: misplaced } });
+    await prisma.webhookSecret.updateMany({ where: { tenantId: foreign.tenant_id }, data: { secret: underForeign } });
+
+    const { sealed, unreadable } = await sealWebhookSecrets(prisma, box);
+    expect(sealed).toBeGreaterThanOrEqual(1);
+    // At least these two (other tests' rows under their own random keys count too).
+    expect(unreadable).toBeGreaterThanOrEqual(2);
+    const [resealed] = await storedSecrets(moved.tenant_id);
+    expect(resealed!.startsWith(`lsenc:v1:${box.keyId}:`)).toBe(true);
+    expect(await activeWebhookSecrets(prisma, moved.tenant_id, testSecretBox())).toEqual([moved.webhook_secret]);
+    expect(await storedSecrets(tampered.tenant_id)).toEqual([misplaced]);
+    expect(await storedSecrets(foreign.tenant_id)).toEqual([underForeign]);
+    // With the foreign key held too, its row is no longer unreadable: the count is by the keys held.
+    const holding = await sealWebhookSecrets(prisma, createSecretBox([testKey, oldKey, foreignKey]));
+    expect(holding.unreadable).toBeLessThan(unreadable);
   });
 
   it("a new key seals, the old one listed after it still opens, and rows move to the new key as they are read", async () => {
