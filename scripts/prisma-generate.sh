@@ -6,7 +6,7 @@
 # Why the env: the Prisma CLI resolves its native schema-engine binary for every command and tries to
 # download it when missing, which fails without network access. `prisma generate` never runs that
 # binary, so pointing PRISMA_SCHEMA_ENGINE_BINARY at a stub stops the download. The stub fails loudly if
-# some command does try to run it (use packages/db's migrate/migration tooling instead).
+# some command does try to run it (use packages/db-tooling's migrate/migration tooling instead).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,7 +31,7 @@ fi
 if [[ -z "${PRISMA_SCHEMA_ENGINE_BINARY:-}" || ! -e "${PRISMA_SCHEMA_ENGINE_BINARY}" ]]; then
   stub="${TMPDIR:-/tmp}/loopsmith-schema-engine-stub"
   if [[ ! -x "$stub" ]]; then
-    printf '#!/bin/sh\necho "schema-engine stub: the native Prisma schema engine is not installed here; see packages/db/README.md" >&2\nexit 1\n' >"$stub.$$"
+    printf '#!/bin/sh\necho "schema-engine stub: the native Prisma schema engine is not installed here; see packages/db-tooling/README.md" >&2\nexit 1\n' >"$stub.$$"
     chmod +x "$stub.$$"
     mv -f "$stub.$$" "$stub"
   fi

@@ -127,7 +127,7 @@ fi
 
 # ---------------------------------------------------------------- Prisma client + schema
 bash scripts/prisma-generate.sh
-npx tsx packages/db/src/migrate-cli.ts
+npx tsx packages/db-tooling/src/migrate-cli.ts
 
 # ---------------------------------------------------------------- sandbox image
 if [ -z "${SANDBOX_IMAGE:-}" ]; then

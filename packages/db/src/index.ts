@@ -25,9 +25,6 @@ export type {
   WebhookSecret,
 } from "./generated/client";
 
-// Schema migrations (same bookkeeping as `prisma migrate deploy`).
-export { migrate, type MigrateOptions, type MigrateResult } from "./migrate";
-
 // Goal-state writer: compare-and-set on Goal.version + tape append + the step's evidence, in one transaction.
 export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type Tx } from "./goal-state";
 

@@ -1,8 +1,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../src/migrate";
-import { paths } from "../src/paths";
+import { migrate, paths } from "@loopsmith/db-tooling";
 import { dropDatabase, tempDatabaseName, urlForDatabase } from "./temp-db";
 
 // The generated client is git-ignored; generation is skipped when up to date (stamp file), so this is cheap.

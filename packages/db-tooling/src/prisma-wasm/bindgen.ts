@@ -1,7 +1,7 @@
 // Minimal host side of the wasm-bindgen ABI (externref mode), shared by the two Prisma wasm modules that
 // the prisma package ships in node_modules/prisma/build but does not expose as importable JS.
 // Why this exists: the Prisma CLI needs a native schema-engine binary that cannot be downloaded here,
-// while the same engine compiled to wasm sits in node_modules. See packages/db/README.md.
+// while the same engine compiled to wasm sits in node_modules. See packages/db-tooling/README.md.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -64,7 +64,7 @@ export function assertImportsCovered(module: WasmModule, provided: Record<string
   if (missing.length > 0) {
     throw new Error(
       `${what}: the installed prisma (${prismaVersion()}) ships a wasm module needing imports this loader ` +
-        `does not provide (${missing.join(", ")}). Update packages/db/src/prisma-wasm for this Prisma version.`,
+        `does not provide (${missing.join(", ")}). Update packages/db-tooling/src/prisma-wasm for this Prisma version.`,
     );
   }
 }

@@ -1,6 +1,6 @@
 // Writes the next migration for prisma/schema.prisma, computed by Prisma's schema engine (wasm):
-//   npm run migration:new -w @loopsmith/db -- <name>     write prisma/migrations/<timestamp>_<name>/migration.sql
-//   npm run migration:new -w @loopsmith/db -- --check    exit 1 when the schema has changes no migration holds
+//   npm run migration:new -w @loopsmith/db-tooling -- <name>     write prisma/migrations/<timestamp>_<name>/migration.sql
+//   npm run migration:new -w @loopsmith/db-tooling -- --check    exit 1 when the schema has changes no migration holds
 // DATABASE_URL names the Postgres server used for the temporary shadow database.
 import fs from "node:fs/promises";
 import path from "node:path";

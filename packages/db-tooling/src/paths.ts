@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-// Source layout: packages/db/src/paths.ts -> repository root three levels up.
+// Source layout: packages/db-tooling/src/paths.ts -> repository root three levels up.
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 export const paths = Object.freeze({

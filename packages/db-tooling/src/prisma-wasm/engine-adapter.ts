@@ -43,7 +43,7 @@ function patchQuery(target: Queryable): void {
 function patchAdapter<T extends object>(adapter: T): T {
   const pool: unknown = Reflect.get(adapter, "client");
   if (typeof pool !== "object" || pool === null || typeof Reflect.get(pool, "query") !== "function") {
-    throw new Error("@prisma/adapter-pg changed shape: cannot find its pg.Pool (packages/db/src/prisma-wasm/engine-adapter.ts)");
+    throw new Error("@prisma/adapter-pg changed shape: cannot find its pg.Pool (packages/db-tooling/src/prisma-wasm/engine-adapter.ts)");
   }
   const p = pool as pg.Pool;
   patchQuery(p);
