@@ -1,5 +1,6 @@
-// A Server-Sent Events reader for GET /goals/:id/events: bytes in, {id, event, data} out (pure parsing
-// over an async iterable, so it is testable without a server).
+// A Server-Sent Events reader for GET /goals/:id/events: bytes in, {id, event, data} out, parsed by
+// eventsource-parser (over an async iterable, so it is testable without a server).
+import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
 
 export interface SseEvent {
   id?: string;
@@ -7,36 +8,37 @@ export interface SseEvent {
   data: string;
 }
 
-/** Splits a text/event-stream into events (comments and retry fields skipped), per the HTML spec's rules. */
-export async function* readEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+/**
+ * Characters a line or an event not yet ended may hold: a tape row is a few KiB, so a stream past this is
+ * not the API's; it ends the stream with an error (the CLI reconnects, as after a dropped connection).
+ */
+export const MAX_SSE_BUFFER = 8 * 1024 * 1024;
+
+/**
+ * Splits a text/event-stream into events (comments, retry fields and unknown fields skipped). An event the
+ * stream ends before its blank line is dropped, as the HTML spec says: a cut-off `end` is no end.
+ */
+export async function* readEvents(chunks: AsyncIterable<Uint8Array>, maxBuffer: number = MAX_SSE_BUFFER): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
-  let buffer = "";
-  let ev: { id?: string; event?: string; data: string[] } = { data: [] };
-  const take = function* (line: string): Generator<SseEvent> {
-    if (line === "") {
-      if (ev.data.length > 0) yield { ...(ev.id !== undefined ? { id: ev.id } : {}), event: ev.event ?? "message", data: ev.data.join("\n") };
-      ev = { data: [] };
-      return;
-    }
-    if (line.startsWith(":")) return;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") ev.data.push(value);
-    else if (field === "event") ev.event = value;
-    else if (field === "id") ev.id = value;
+  let ready: SseEvent[] = [];
+  let failure: ParseError | undefined;
+  const parser = createParser({
+    onEvent: (e: EventSourceMessage) => ready.push({ ...(e.id !== undefined ? { id: e.id } : {}), event: e.event ?? "message", data: e.data }),
+    onError: (e) => {
+      if (e.type === "max-buffer-size-exceeded") failure = e;
+    },
+    maxBufferSize: maxBuffer,
+  });
+  const drain = function* (): Generator<SseEvent> {
+    const out = ready;
+    ready = [];
+    yield* out;
+    if (failure) throw new Error(`the event stream held more than ${maxBuffer} characters without ending a line or an event`);
   };
   for await (const chunk of chunks) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + (buffer.startsWith("\r\n", nl) ? 2 : 1));
-      yield* take(line);
-    }
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    yield* drain();
   }
-  buffer += decoder.decode();
-  if (buffer) yield* take(buffer);
-  yield* take("");
+  parser.feed(decoder.decode());
+  yield* drain();
 }

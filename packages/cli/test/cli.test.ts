@@ -123,13 +123,40 @@ describe("readEvents", () => {
   async function* chunks(...parts: string[]) {
     for (const p of parts) yield new TextEncoder().encode(p);
   }
-  it("splits events across chunk boundaries, skips comments, and joins multi-line data", async () => {
+  const all = async (parts: string[], maxBuffer?: number) => {
     const got = [];
-    for await (const e of readEvents(chunks("retry: 1000\n\n: ping\n\nid: 0\nevent: tran", "sition\ndata: {\"seq\":0}\n\r\n", "event: end\ndata: a\ndata: b\n"))) got.push(e);
-    expect(got).toEqual([
+    for await (const e of readEvents(chunks(...parts), maxBuffer)) got.push(e);
+    return got;
+  };
+  it("splits events across chunk boundaries, skips comments, and joins multi-line data", async () => {
+    expect(await all(["retry: 1000\n\n: ping\n\nid: 0\nevent: tran", "sition\ndata: {\"seq\":0}\n\r\n", "event: end\ndata: a\ndata: b\n\n"])).toEqual([
       { id: "0", event: "transition", data: '{"seq":0}' },
       { event: "end", data: "a\nb" },
     ]);
+    // CR alone ends a line too, an unnamed event is a message, and a multi-byte character may be split.
+    const snow = new TextEncoder().encode("data: \u2603\r\rdata: b\n\n");
+    const split = async function* () {
+      yield snow.subarray(0, 7);
+      yield snow.subarray(7);
+    };
+    const got = [];
+    for await (const e of readEvents(split())) got.push(e);
+    expect(got).toEqual([
+      { event: "message", data: "\u2603" },
+      { event: "message", data: "b" },
+    ]);
+  });
+
+  it("drops an event the stream ends before its blank line, so a cut-off end is no end (issue 28)", async () => {
+    // The reader it replaced took what was left at the end of the stream for an event.
+    expect(await all(["id: 3\nevent: transition\ndata: {\"seq\":3}\n\n", "event: end\ndata: {\"state\":"])).toEqual([{ id: "3", event: "transition", data: '{"seq":3}' }]);
+    expect(await all(["event: end\ndata: {}\n"])).toEqual([]);
+  });
+
+  it("fails a stream that holds more than its buffer without ending an event, after the events before it (issue 28)", async () => {
+    const stream = readEvents(chunks("data: ok\n\n", "data: ", "x".repeat(40)), 32);
+    expect(await stream.next()).toEqual({ done: false, value: { event: "message", data: "ok" } });
+    await expect(stream.next()).rejects.toThrow("the event stream held more than 32 characters without ending a line or an event");
   });
 });
 

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { deflateRawSync, gzipSync } from "node:zlib";
+import { constants, deflateRawSync, gzipSync } from "node:zlib";
 import * as tar from "tar-stream";
 import { describe, expect, it } from "vitest";
 import { applyAttempt, DIFF_WORK_PER_FILE, DIFF_WORK_PER_PATCH, diffFile, isLocked, packWorkspace, readStoredWorkspace, unifiedDiff, unpackWorkspace, workspacePatch, type WorkspaceFile } from "../src/workspace";
@@ -317,26 +317,46 @@ describe("zip archives", () => {
   });
 
   it("refuses a broken zip as unreadable", async () => {
+    // The reasons are yauzl's (issue 28: it reads zips now); a broken entry's reason names the entry.
     const good = zipWith([{ name: "a", content: "hello" }]);
     const noEnd = good.subarray(0, good.length - 22);
-    expect(await unpackWorkspace(noEnd)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: no end of central directory" });
+    const noEndRecord = "not a readable tar, tar.gz or zip archive: End of central directory record signature not found. Either not a zip file, or file is truncated.";
+    expect(await unpackWorkspace(noEnd)).toEqual({ ok: false, entry: "(archive)", message: noEndRecord });
     const brokenCentral = Buffer.from(good);
     brokenCentral.writeUInt32LE(0, good.readUInt32LE(good.length - 6));
-    expect(await unpackWorkspace(brokenCentral)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: broken central directory" });
+    expect(await unpackWorkspace(brokenCentral)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: invalid central directory file header signature: 0x0" });
     const brokenLocal = zipWith([{ name: "a", content: "hello" }, { name: "b", content: "world" }]);
     const cdStart = brokenLocal.readUInt32LE(brokenLocal.length - 6);
     // The second central entry (46 bytes, its name, 4 of extra, 1 of comment) points at b's local header.
     brokenLocal.writeUInt32LE(0, brokenLocal.readUInt32LE(cdStart + 46 + 1 + 4 + 1 + 42));
-    expect(await unpackWorkspace(brokenLocal)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: broken local header of b" });
+    expect(await unpackWorkspace(brokenLocal)).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: b: invalid local file header signature: 0x0" });
     // Too short to be anything.
-    expect(await unpackWorkspace(Buffer.from([0x50, 0x4b, 3, 4]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: no end of central directory" });
+    expect(await unpackWorkspace(Buffer.from([0x50, 0x4b, 3, 4]))).toEqual({ ok: false, entry: "(archive)", message: noEndRecord });
     const gz = await unpackWorkspace(Buffer.from([0x1f, 0x8b]));
     expect(gz).toMatchObject({ ok: false, entry: "(archive)", message: expect.stringMatching(/^not a readable tar, tar.gz or zip archive: .*(unexpected end|incorrect header)/i) });
   });
 
   it("inflates no more than an entry's declared size", async () => {
-    expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz".repeat(10), size: 2 }]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 2 bytes" });
-    expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz", size: 0 }]))).toEqual({ ok: false, entry: "(archive)", message: "not a readable tar, tar.gz or zip archive: Cannot create a Buffer larger than 1 bytes" });
+    const mismatch = { ok: false, entry: "a", message: "its size does not match the archive's directory" };
+    expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz".repeat(10), size: 2 }]))).toEqual(mismatch);
+    expect(await unpackWorkspace(zipWith([{ name: "a", content: "xyz", size: 0 }]))).toEqual(mismatch);
+  });
+
+  it("stops inflating a bomb that lies about its size at the size it declares (issue 28)", async () => {
+    // 4 MiB of zeros deflated without a final block, then a byte no inflater accepts (a reserved block
+    // type). The directory declares 1,000 bytes: a reader that inflated the whole entry before comparing
+    // sizes would meet the bad byte and call the archive unreadable; one that stops at the declared size
+    // never gets that far and refuses the entry for its size.
+    const zeros = deflateRawSync(Buffer.alloc(4 << 20), { finishFlush: constants.Z_SYNC_FLUSH });
+    const bomb = zipWith([{ name: "bomb", content: Buffer.concat([zeros, Buffer.from([0xff, 0xff])]), method: 0, size: 1000 }]);
+    // Stored above so the writer keeps the bytes as given; the entry is then marked deflated.
+    const cd = bomb.readUInt32LE(bomb.length - 6);
+    bomb.writeUInt16LE(8, 8);
+    bomb.writeUInt16LE(8, cd + 10);
+    expect(await unpackWorkspace(bomb)).toEqual({ ok: false, entry: "bomb", message: "its size does not match the archive's directory" });
+    // The control: declared at its full size, the same entry is inflated to the bad byte.
+    bomb.writeUInt32LE(4 << 20, cd + 24);
+    expect(await unpackWorkspace(bomb, { maxBytes: 8 << 20, maxEntries: 1 })).toMatchObject({ ok: false, entry: "(archive)", message: expect.stringMatching(/^not a readable tar, tar.gz or zip archive: bomb: invalid block type/) });
   });
 
   it("counts a zip's entries before reading any", async () => {
