@@ -129,6 +129,10 @@ fi
 bash scripts/prisma-generate.sh
 npx tsx packages/db-tooling/src/migrate-cli.ts
 
+# ---------------------------------------------------------------- compiled API and runner
+# The processes run plain JavaScript (npm run api / runner, the image, the tests that spawn them).
+npx tsx scripts/build.ts
+
 # ---------------------------------------------------------------- sandbox image
 if [ -z "${SANDBOX_IMAGE:-}" ]; then
   tag=$(npx tsx packages/sandbox/src/image-cli.ts tag)
