@@ -21,12 +21,15 @@
 // (it yields between files, so the stall is one file's diff, not the patch's).
 // links: unpacking a 5,000-entry tar (1,000 files, 4,000 links in chains of nine, see linkEntries) beside a
 // tar of 5,000 plain files (floor), and the list search per hop that resolution used before issue 25, alone.
+// zip (issue 28): the same 5,000 plain files as a deflated zip, read by yauzl, with the longest event-loop
+// stall, beside inflating the same entries with zlib alone (what any zip reader pays) as its floor.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { diffFile, unpackWorkspace, workspacePatch, type WorkspaceFile } from "@loopsmith/verifier";
 import * as tar from "tar-stream";
 import { median } from "./lib/stats";
@@ -37,7 +40,7 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 
 type Kind = "whole" | "code" | "edits" | "worst";
-type Job = { what: "diff" | "floor"; kind: Kind; n: number } | { what: "patch" } | { what: "links" | "links-floor" | "links-search" };
+type Job = { what: "diff" | "floor"; kind: Kind; n: number } | { what: "patch" } | { what: "links" | "links-floor" | "links-search" | "zip" | "zip-floor" };
 interface Measured {
   wallMs: number;
   cpuMs: number;
@@ -106,6 +109,45 @@ async function tarOf(entries: Entry[]): Promise<Buffer> {
   pack.finalize();
   await done;
   return Buffer.concat(chunks);
+}
+
+/** A zip of regular files, deflated (Unix mode 0644), as zip tools write them. */
+function zipOf(files: { name: string; content: string }[]): Buffer {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const f of files) {
+    const name = Buffer.from(f.name);
+    const raw = Buffer.from(f.content);
+    const data = deflateRawSync(raw);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    parts.push(local, name, data);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE((3 << 8) | 20, 4);
+    entry.writeUInt16LE(8, 10);
+    entry.writeUInt32LE(data.length, 20);
+    entry.writeUInt32LE(raw.length, 24);
+    entry.writeUInt16LE(name.length, 28);
+    entry.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    entry.writeUInt32LE(offset, 42);
+    central.push(entry, name);
+    offset += 30 + name.length + data.length;
+  }
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, cd, end]);
 }
 
 /** Link resolution as it was before issue 25: a search of the list per hop (the part the map replaced). */
@@ -190,6 +232,27 @@ async function child(job: Job): Promise<Measured> {
     return { ...m, note: `${m.note}, longest event-loop stall ${stall.toFixed(0)} ms` };
   }
   const entries = linkEntries();
+  const plain = entries.map((e, i) => ({ name: `plain/p${i}`, content: e.content ?? `${e.linkname}\n` }));
+  if (job.what === "zip-floor") {
+    const deflated = plain.map((f) => deflateRawSync(Buffer.from(f.content)));
+    return measure(() => `${deflated.reduce((n, d) => n + inflateRawSync(d).length, 0)} bytes inflated`);
+  }
+  if (job.what === "zip") {
+    const archive = zipOf(plain);
+    let stall = 0;
+    const m = await measure(async () => {
+      const h = monitorEventLoopDelay({ resolution: 1 });
+      h.enable();
+      const tick = setInterval(() => {}, 1);
+      const res = await unpackWorkspace(archive);
+      clearInterval(tick);
+      h.disable();
+      stall = Math.max(stall, h.max / 1e6);
+      if (!res.ok) throw new Error(`${res.entry}: ${res.message}`);
+      return `${res.files.length} files`;
+    });
+    return { ...m, note: `${m.note}, longest event-loop stall ${stall.toFixed(0)} ms` };
+  }
   if (job.what === "links-search") return measure(() => `${searchPerHop(entries)} links resolved`);
   const archive = await tarOf(job.what === "links" ? entries : entries.map((e, i) => ({ name: `plain/p${i}`, type: "file", content: e.content ?? `${e.linkname}\n` })));
   return measure(async () => {
@@ -233,4 +296,9 @@ if (values.child) {
   console.log(`  with links             wall ${links.wallMs.toFixed(0)} ms, cpu ${links.cpuMs.toFixed(0)} ms, peak ${(links.peakKb / 1024).toFixed(1)} MiB (${links.note})`);
   console.log(`  floor, 5,000 files     wall ${floor.wallMs.toFixed(0)} ms, cpu ${floor.cpuMs.toFixed(0)} ms, peak ${(floor.peakKb / 1024).toFixed(1)} MiB (${floor.note})`);
   console.log(`  before issue 25, the list search per hop alone: wall ${search.wallMs.toFixed(0)} ms, cpu ${search.cpuMs.toFixed(0)} ms (${search.note})`);
+  const zip = run({ what: "zip" });
+  const zipFloor = run({ what: "zip-floor" });
+  console.log(`\nthe same 5,000 plain files as a deflated zip, unpackWorkspace (yauzl):`);
+  console.log(`  zip                    wall ${zip.wallMs.toFixed(0)} ms, cpu ${zip.cpuMs.toFixed(0)} ms, peak ${(zip.peakKb / 1024).toFixed(1)} MiB (${zip.note})`);
+  console.log(`  floor, zlib alone      wall ${zipFloor.wallMs.toFixed(0)} ms, cpu ${zipFloor.cpuMs.toFixed(0)} ms (${zipFloor.note})`);
 }

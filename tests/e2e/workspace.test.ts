@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { deflateRawSync } from "node:zlib";
 import * as tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packWorkspace } from "@loopsmith/verifier";
@@ -214,5 +215,52 @@ describe("hostile archives", () => {
     expect(error.code).toBe("LS_ERR_WORKSPACE_ARCHIVE");
     expect(error.details[0]).toMatchObject({ path: "body.workspace.archive_base64", entry });
     expect(error.message).toContain(JSON.stringify(entry));
+  });
+
+  /** A one-entry zip of deflated bytes whose directory declares `declared` bytes unpacked. */
+  function zipBomb(name: string, deflated: Buffer, declared: number): string {
+    const n = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(deflated.length, 18);
+    local.writeUInt32LE(declared, 22);
+    local.writeUInt16LE(n.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(deflated.length, 20);
+    central.writeUInt32LE(declared, 24);
+    central.writeUInt16LE(n.length, 28);
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(1, 8);
+    end.writeUInt16LE(1, 10);
+    end.writeUInt32LE(46 + n.length, 12);
+    end.writeUInt32LE(30 + n.length + deflated.length, 16);
+    return Buffer.concat([local, n, deflated, central, n, end]).toString("base64");
+  }
+
+  it("refuses a zip bomb with a 400 naming the entry, whether its directory tells the truth or lies (issue 28)", async () => {
+    // 64 MiB of zeros, 64 KiB deflated: four times what a workspace may hold unpacked.
+    const zeros = deflateRawSync(Buffer.alloc(64 << 20));
+    for (const [declared, why] of [
+      [64 << 20, "the files exceed 16777216 bytes unpacked"],
+      [1024, "its size does not match the archive's directory"],
+    ] as const) {
+      const res = await loop.post({
+        objective: "x",
+        workspace: { archive_base64: zipBomb("bomb.txt", zeros, declared) },
+        checks: [{ id: "command", params: { run: "pytest" } }],
+        model: { provider: "scripted", script: { plan, generate: { filename: "a.py", language: "python", source: "pass", notes: "" }, inspect: [inspectNo] } },
+      });
+      expect(res.status).toBe(400);
+      const error = res.body.error as { code: string; details: { entry: string; message: string }[] };
+      expect(error.code).toBe("LS_ERR_WORKSPACE_ARCHIVE");
+      expect(error.details[0]).toMatchObject({ entry: "bomb.txt", message: `workspace entry "bomb.txt": ${why}` });
+    }
   });
 });

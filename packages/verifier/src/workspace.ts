@@ -257,7 +257,9 @@ async function readEntryContent(zip: yauzl.ZipFile, entry: yauzl.Entry, name: st
   else {
     try {
       // zlib takes no cap below 1: an entry declared empty gets 1, and a byte out fails the size check below.
-      content = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
+      // An output chunk the entry's size (zlib's least is 64 bytes): the default 16 KiB per entry made a
+      // 5,000-file zip about 30% slower, most of it garbage collection.
+      content = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.uncompressedSize), chunkSize: Math.min(16_384, Math.max(64, entry.uncompressedSize)) });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new Refusal(name, "its size does not match the archive's directory");
       throw new Error(`${name}: ${(e as Error).message}`);

@@ -359,6 +359,60 @@ describe("zip archives", () => {
     expect(await unpackWorkspace(bomb, { maxBytes: 8 << 20, maxEntries: 1 })).toMatchObject({ ok: false, entry: "(archive)", message: expect.stringMatching(/^not a readable tar, tar.gz or zip archive: bomb: invalid block type/) });
   });
 
+  it("reads a zip64 archive, and holds it to the entry limit by its zip64 count (issue 28)", async () => {
+    // One stored entry whose sizes live only in its zip64 extra field, found through the zip64 end records.
+    const zip64 = (content: string, count: number) => {
+      const name = Buffer.from("big/a.txt");
+      const data = Buffer.from(content);
+      const sizes = Buffer.alloc(20);
+      sizes.writeUInt16LE(0x0001, 0);
+      sizes.writeUInt16LE(16, 2);
+      sizes.writeBigUInt64LE(BigInt(data.length), 4);
+      sizes.writeBigUInt64LE(BigInt(data.length), 12);
+      const local = Buffer.alloc(30);
+      local.writeUInt32LE(0x04034b50, 0);
+      local.writeUInt16LE(45, 4);
+      local.writeUInt32LE(0xffffffff, 18);
+      local.writeUInt32LE(0xffffffff, 22);
+      local.writeUInt16LE(name.length, 26);
+      local.writeUInt16LE(sizes.length, 28);
+      const central = Buffer.alloc(46);
+      central.writeUInt32LE(0x02014b50, 0);
+      central.writeUInt16LE((3 << 8) | 45, 4);
+      central.writeUInt16LE(45, 6);
+      central.writeUInt32LE(0xffffffff, 20);
+      central.writeUInt32LE(0xffffffff, 24);
+      central.writeUInt16LE(name.length, 28);
+      central.writeUInt16LE(sizes.length, 30);
+      central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+      const cdStart = local.length + name.length + sizes.length + data.length;
+      const cdSize = central.length + name.length + sizes.length;
+      const record = Buffer.alloc(56);
+      record.writeUInt32LE(0x06064b50, 0);
+      record.writeBigUInt64LE(44n, 4);
+      record.writeUInt16LE(45, 12);
+      record.writeUInt16LE(45, 14);
+      record.writeBigUInt64LE(BigInt(count), 24);
+      record.writeBigUInt64LE(BigInt(count), 32);
+      record.writeBigUInt64LE(BigInt(cdSize), 40);
+      record.writeBigUInt64LE(BigInt(cdStart), 48);
+      const locator = Buffer.alloc(20);
+      locator.writeUInt32LE(0x07064b50, 0);
+      locator.writeBigUInt64LE(BigInt(cdStart + cdSize), 8);
+      locator.writeUInt32LE(1, 16);
+      const end = Buffer.alloc(22);
+      end.writeUInt32LE(0x06054b50, 0);
+      end.writeUInt16LE(0xffff, 8);
+      end.writeUInt16LE(0xffff, 10);
+      end.writeUInt32LE(0xffffffff, 12);
+      end.writeUInt32LE(0xffffffff, 16);
+      return Buffer.concat([local, name, sizes, data, central, name, sizes, record, locator, end]);
+    };
+    expect(text((await unpacked(zip64("sixty-four\n", 1))).files)).toEqual({ "big/a.txt": "sixty-four\n" });
+    // The classic record's 0xffff says nothing; the zip64 count is the one held to the limit.
+    expect(await unpackWorkspace(zip64("x", 2 ** 40))).toEqual({ ok: false, entry: "(archive)", message: "more than 5000 entries" });
+  });
+
   it("counts a zip's entries before reading any", async () => {
     const locked = zipWith([{ name: "a", content: "x", flags: 1 }, { name: "b", content: "y" }, { name: "c", content: "z" }]);
     expect(await unpackWorkspace(locked, { maxBytes: 100, maxEntries: 2 })).toEqual({ ok: false, entry: "(archive)", message: "more than 2 entries" });
