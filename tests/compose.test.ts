@@ -76,7 +76,8 @@ describe("docker-compose.yml", () => {
     const api = services.api!;
     expect(api.user).toBe("node");
     expect(mounts(api).some((m) => m.includes("docker.sock"))).toBe(false);
-    expect(api.environment?.READY_SANDBOX_FROM).toBe("runners");
+    // The API refuses the setting that once chose the engine (issue 28.6): readiness is the runners' only.
+    expect(api.environment?.READY_SANDBOX_FROM).toBeUndefined();
     expect(api.environment?.DOCKER_HOST).toBeUndefined();
     // Only the runner talks to the engine.
     for (const [name, s] of Object.entries(services)) expect(mounts(s).some((m) => m.includes("docker.sock")), name).toBe(name === "runner");
@@ -114,8 +115,8 @@ describe("docker-compose.yml", () => {
           ),
         ),
         ...Object.fromEntries(["WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "PUBLIC_BASE_URL"].map((k) => [k, "how a webhook is delivered: the runner's"])),
-        SANDBOX_IMAGE: "READY_SANDBOX_FROM=runners: the API never asks the engine",
-        SANDBOX_NODE_IMAGE: "READY_SANDBOX_FROM=runners: the API never asks the engine",
+        SANDBOX_IMAGE: "the API never asks the engine: its readiness is the runners' heartbeats",
+        SANDBOX_NODE_IMAGE: "the API never asks the engine: its readiness is the runners' heartbeats",
       },
       runner: Object.fromEntries(["DEFAULT_MODEL_PROVIDER", "MODEL_ALLOWLIST", "MODEL_PROVIDERS"].map((k) => [k, "the API picks and checks a goal's model"])),
       migrate: Object.fromEntries(

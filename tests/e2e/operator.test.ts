@@ -2,6 +2,7 @@
 // README "Metrics" lists; the queue dashboard answers behind the admin key.
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { build } from "../../apps/api/src/app";
 import { runnerReadiness } from "../../apps/api/src/readiness";
 import { sample, samples } from "../../packages/metrics/test/parse";
 import { startReceiver, type Receiver } from "../../packages/webhooks/test/support";
@@ -109,17 +110,36 @@ describe("the queue dashboard at /admin/queues", () => {
   });
 });
 
-describe("readiness from the runners' heartbeats (READY_SANDBOX_FROM=runners)", () => {
-  it("a started runner makes the API ready without the API asking Docker; once it stops, it is not", async () => {
+// Issue 28.6: /readyz answers from the runners' heartbeats only, through the API's own probes and route.
+describe("readiness from the runners' heartbeats", () => {
+  it("ready with a live runner; not once it stops; not with a runner whose sandbox self-check failed", async () => {
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    const app = await build({ logger: false, readiness: runnerReadiness({ prisma: loop.prisma, redis, prefix: loop.prefix }) });
+    const readyz = async () => {
+      const res = await app.inject({ method: "GET", url: "/readyz" });
+      return { status: res.statusCode, body: res.json() as { missing: string[]; checks: Record<string, { detail: string }> } };
+    };
     try {
-      const probes = runnerReadiness({ prisma: loop.prisma, redis, prefix: loop.prefix });
-      expect(await probes.docker()).toBe("1 runner(s) alive (heartbeats)");
-      expect(await probes.sandbox_image()).toBe(`1 runner(s) passed the sandbox self-check (image ${loop.sandbox.image})`);
+      const live = await readyz();
+      expect(live.status, JSON.stringify(live.body)).toBe(200);
+      expect(live.body.checks.docker!.detail).toBe("1 runner(s) alive (heartbeats)");
+      expect(live.body.checks.sandbox_image!.detail).toBe(`1 runner(s) passed the sandbox self-check (image ${loop.sandbox.image})`);
+
       await loop.runner()!.close();
-      await expect(probes.docker()).rejects.toThrow(/no runner heartbeat/);
-      await expect(probes.sandbox_image()).rejects.toThrow(/no runner has passed/);
+      const none = await readyz();
+      expect(none.status).toBe(503);
+      expect(none.body.missing).toEqual(["docker", "sandbox_image"]);
+
+      // Alive (it keeps its heartbeat) but never announces a sandbox it could not verify.
+      const selfCheck = Promise.reject(new Error("sandbox self-check failed: pandas did not import"));
+      selfCheck.catch(() => undefined);
+      await loop.startRunner({ sandboxVerified: selfCheck });
+      const failed = await readyz();
+      expect(failed.status).toBe(503);
+      expect(failed.body.missing).toEqual(["sandbox_image"]);
+      expect(failed.body.checks.docker!.detail).toBe("1 runner(s) alive (heartbeats)");
     } finally {
+      await app.close();
       redis.disconnect();
     }
   });

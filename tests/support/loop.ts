@@ -136,7 +136,8 @@ export async function startLoop(
   const broken = opts.sandboxImage !== undefined || opts.dockerHost !== undefined;
   if (sandbox.poolStats().target > 0 && !broken) await sandbox.warm({ timeoutMs: 120_000 });
   let runner: Runner | undefined;
-  const startRunner = async () => {
+  /** `start` as Runner.start takes it (e.g. a sandbox self-check that failed). */
+  const startRunner = async (start?: Parameters<Runner["start"]>[0]) => {
     runner = createRunner({
       prisma,
       connection,
@@ -150,7 +151,7 @@ export async function startLoop(
       secretBox: loadWebhookSecretBox(runnerConfig).box,
       metrics: runnerMetrics,
     });
-    await runner.start();
+    await runner.start(start);
     return runner;
   };
   if (opts.runner !== false) await startRunner();

@@ -78,9 +78,15 @@ export const apiConfigSchema = baseConfigSchema
     HOST: z.string().min(1).default("127.0.0.1"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     READY_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
-    // Where /readyz learns that sandboxes can run: "docker" asks the engine (the API needs its socket);
-    // "runners" reads the runners' heartbeats and self-check results in Redis (no socket, no root).
-    READY_SANDBOX_FROM: z.enum(["docker", "runners"]).default("docker"),
+    // Gone: /readyz always reads the runners' heartbeats and self-check results in Redis. Refused rather
+    // than ignored: whoever still sets it may still hand the API a Docker socket it no longer uses, and
+    // "docker" would otherwise silently stop meaning what it said.
+    READY_SANDBOX_FROM: z
+      .undefined({
+        error:
+          "no longer read: /readyz always answers from the runners' heartbeats in Redis (same QUEUE_PREFIX as the runners); remove it, and any Docker socket given to the API",
+      })
+      .optional(),
     // Requests per tenant per minute (all routes but health); 0 disables the limit.
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
     // 401/403 answers per client address per minute before that address gets 429; 0 disables.

@@ -1,43 +1,8 @@
 import type { Redis } from "ioredis";
-import type Docker from "dockerode";
 import { LoopSmithError } from "@loopsmith/core";
 import type { PrismaClient } from "@loopsmith/db";
-import { imageExists, pingDocker } from "@loopsmith/sandbox";
 import { runnerHeartbeatPattern, runnerReadyPattern } from "@loopsmith/schemas";
 import type { Readiness } from "./routes/health";
-
-type CoreDeps = { prisma: PrismaClient; redis: Redis };
-
-function coreReadiness(deps: CoreDeps): Pick<Readiness, "postgres" | "redis"> {
-  return {
-    // Probes throw the dependency's own error (logged in full, shown as publicError in /readyz).
-    postgres: async () => {
-      await deps.prisma.$queryRaw`SELECT 1`;
-      return "SELECT 1 answered";
-    },
-    redis: async () => {
-      const pong = await deps.redis.ping();
-      return `PING answered ${pong}`;
-    },
-  };
-}
-
-/** Readiness probing the Docker engine and the sandbox image itself (READY_SANDBOX_FROM=docker). */
-export function realReadiness(deps: CoreDeps & { docker: Docker; sandboxImage: string }): Readiness {
-  return {
-    ...coreReadiness(deps),
-    docker: async () => {
-      await pingDocker(deps.docker);
-      return "engine answered /_ping";
-    },
-    sandbox_image: async () => {
-      if (!(await imageExists(deps.docker, deps.sandboxImage))) {
-        throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `image ${deps.sandboxImage} is missing: run npm run sandbox:image`);
-      }
-      return `image ${deps.sandboxImage} present`;
-    },
-  };
-}
 
 /** Keys matching `pattern` (SCAN, a bounded number of rounds): the runners' liveness keys are few. */
 async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
@@ -53,15 +18,23 @@ async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
 }
 
 /**
- * Readiness without the Docker engine (READY_SANDBOX_FROM=runners): the API never touches Docker, so it
- * needs neither the socket nor root. The runners run the sandboxes; their heartbeats say they are alive,
- * and their ready keys that their start-up sandbox self-check passed (the image runs and imports pandas,
- * a never-ending program is killed at its limit). docker: some runner of this queue prefix is alive;
- * sandbox_image: some runner passed its self-check.
+ * /readyz's probes. The API never runs code, so it never asks the Docker engine (it needs neither the socket
+ * nor root): the runners run the sandboxes, their heartbeats say they are alive, and their ready keys that
+ * their start-up sandbox self-check passed (the image runs and imports pandas, a never-ending program is
+ * killed at its limit). docker: some runner of this queue prefix is alive; sandbox_image: some runner passed
+ * its self-check. The two names are the response's, kept for its clients.
  */
-export function runnerReadiness(deps: CoreDeps & { prefix: string }): Readiness {
+export function runnerReadiness(deps: { prisma: PrismaClient; redis: Redis; prefix: string }): Readiness {
   return {
-    ...coreReadiness(deps),
+    // Probes throw the dependency's own error (logged in full, shown as publicError in /readyz).
+    postgres: async () => {
+      await deps.prisma.$queryRaw`SELECT 1`;
+      return "SELECT 1 answered";
+    },
+    redis: async () => {
+      const pong = await deps.redis.ping();
+      return `PING answered ${pong}`;
+    },
     docker: async () => {
       const alive = await scanKeys(deps.redis, runnerHeartbeatPattern(deps.prefix));
       if (alive.length === 0) throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", `no runner heartbeat under queue prefix ${deps.prefix}: start a runner`);

@@ -2,13 +2,12 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { configOrExit, createLogger, loopsmithVersion } from "@loopsmith/core";
 import { createPrisma, sealWebhookSecrets } from "@loopsmith/db";
-import { dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import { goalStepJob, QUEUES } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { build } from "./app";
 import { loadApiConfig } from "./config";
 import { createApiMetrics } from "./metrics";
-import { realReadiness, runnerReadiness } from "./readiness";
+import { runnerReadiness } from "./readiness";
 
 const config = configOrExit("loopsmith-api", () => loadApiConfig(process.env));
 const log = createLogger({ name: "loopsmith-api", level: config.LOG_LEVEL });
@@ -67,11 +66,7 @@ const app = await build({
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   metrics: { metrics, exposition: metrics, token: config.METRICS_TOKEN },
   dashboardQueues: [queue, webhookQueue],
-  // Only READY_SANDBOX_FROM=docker makes a Docker client: with "runners" the API never touches the engine.
-  readiness:
-    config.READY_SANDBOX_FROM === "runners"
-      ? runnerReadiness({ prisma, redis, prefix: config.QUEUE_PREFIX })
-      : realReadiness({ prisma, redis, docker: dockerClient(config.DOCKER_HOST), sandboxImage: config.SANDBOX_IMAGE ?? sandboxImageTag() }),
+  readiness: runnerReadiness({ prisma, redis, prefix: config.QUEUE_PREFIX }),
 });
 
 let closing = false;

@@ -18,8 +18,11 @@ export const readyzResponse = z
     checks: z.object({
       postgres: dependencyStatus,
       redis: dependencyStatus,
-      docker: dependencyStatus,
-      sandbox_image: dependencyStatus,
+      // The names predate readiness from the runners; the API itself never asks the Docker engine.
+      docker: dependencyStatus.describe("A runner of this deployment (its queue prefix) is alive: its heartbeat in Redis is fresh."),
+      sandbox_image: dependencyStatus.describe(
+        "A runner has passed its start-up sandbox self-check (the image runs and imports pandas, a never-ending program is killed at its limit).",
+      ),
     }),
     missing: z.array(z.enum(dependencyNames)),
   })

@@ -53,7 +53,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ readiness: Readiness; timeout
       config: { access: "public" },
       schema: {
         operationId: "getReadyz",
-        summary: "Postgres, Redis, the Docker engine and the sandbox image are all reachable",
+        summary: "Postgres and Redis answer, and a runner is alive whose sandbox self-check passed",
         tags: ["health"],
         security: [],
         response: { 200: readyzResponse, 503: readyzResponse },

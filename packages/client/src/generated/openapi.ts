@@ -28,7 +28,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Postgres, Redis, the Docker engine and the sandbox image are all reachable
+         * Postgres and Redis answer, and a runner is alive whose sandbox self-check passed
          * @description Probes each dependency with a timeout: 200 when all are reachable, 503 with `missing` naming those that are not. A failed check shows an error code and a short message, never the raw error. Needs no API key, and is neither rate limited nor shed under load.
          */
         get: operations["getReadyz"];
@@ -885,6 +885,7 @@ export interface components {
                     /** @description Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok. */
                     code: string | null;
                 };
+                /** @description A runner of this deployment (its queue prefix) is alive: its heartbeat in Redis is fresh. */
                 docker: {
                     ok: boolean;
                     latency_ms: number;
@@ -893,6 +894,7 @@ export interface components {
                     /** @description Why it failed, as an error code (LS_ERR_DATABASE, LS_ERR_SANDBOX_UNAVAILABLE, ...); null when ok. */
                     code: string | null;
                 };
+                /** @description A runner has passed its start-up sandbox self-check (the image runs and imports pandas, a never-ending program is killed at its limit). */
                 sandbox_image: {
                     ok: boolean;
                     latency_ms: number;
@@ -1927,7 +1929,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Postgres, Redis, the Docker engine and the sandbox image are all reachable. */
+            /** @description Postgres and Redis answer, and a runner is alive whose sandbox self-check passed. */
             200: {
                 headers: {
                     [name: string]: unknown;
