@@ -10,6 +10,8 @@
 //
 // Usage: tsx scripts/build.ts        (npm run build; setup.sh and the image run it)
 import { build, type Plugin } from "esbuild";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -34,7 +36,8 @@ export const ENTRIES = {
 } as const;
 
 export async function buildAll(): Promise<void> {
-  await build({
+  const result = await build({
+    write: false,
     absWorkingDir: root,
     entryPoints: Object.entries(ENTRIES).map(([out, in_]) => ({ out, in: in_ })),
     outdir: ".",
@@ -51,7 +54,22 @@ export async function buildAll(): Promise<void> {
     // Bundled CommonJS helpers may call require(); an ES module has none of its own.
     banner: { js: 'import { createRequire as __lsCreateRequire } from "node:module"; const require = __lsCreateRequire(import.meta.url);' },
   });
+  // Each file replaced by a rename, and only when it changed: a process starting meanwhile (a test, the
+  // docs walkthrough running setup beside the suite) reads the old bundle or the new one, never half of one.
+  for (const file of result.outputFiles) {
+    const current = existsSync(file.path) ? readFileSync(file.path) : undefined;
+    if (current?.equals(file.contents)) continue;
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, file.contents);
+    renameSync(tmp, file.path);
+  }
+  // When the sources were last compiled (an unchanged bundle keeps its own time): scripts/lib/proc.ts
+  // rebuilds when a source is newer than this.
+  writeFileSync(path.join(root, BUILD_STAMP), `${new Date().toISOString()}\n`);
 }
+
+export const BUILD_STAMP = "apps/runner/dist/.built";
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();

@@ -3,6 +3,10 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+// Where scripts/build.ts records its last run (a constant there; not imported, to keep esbuild out of
+// every process that spawns one).
+const BUILD_STAMP = "apps/runner/dist/.built";
+
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The entry points that run compiled (scripts/build.ts), as production runs them: source → bundle. */
@@ -40,7 +44,7 @@ let checkedFresh = false;
  */
 export function ensureBuilt(): void {
   if (checkedFresh) return;
-  const built = Math.min(...Object.values(COMPILED).map((f) => statSync(path.join(repoRoot, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
+  const built = Math.min(...[...Object.values(COMPILED), BUILD_STAMP].map((f) => statSync(path.join(repoRoot, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
   if (built < newestSource()) {
     execFileSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], { cwd: repoRoot, stdio: ["ignore", "ignore", "inherit"] });
   }
