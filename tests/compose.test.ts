@@ -9,6 +9,7 @@ import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
 import { apiConfigSchema } from "../apps/api/src/config";
 import { runnerConfigSchema } from "../apps/runner/src/config";
+import { loadProxyConfig, PROXY_ENV_VARS } from "../apps/socket-proxy/src/policy";
 import { repoRoot } from "../scripts/lib/proc";
 
 function composeCommand(): string[] {
@@ -27,6 +28,9 @@ interface Service {
   command?: string[];
   ports?: (string | { host_ip?: string; published?: string | number; target?: number })[];
   depends_on?: Record<string, { condition?: string }>;
+  networks?: string[] | Record<string, unknown>;
+  cap_drop?: string[];
+  read_only?: boolean;
 }
 
 // The passwords compose requires (it has none of its own), as an operator's .env would give them.
@@ -54,7 +58,7 @@ describe("docker-compose.yml", () => {
   it("passes `docker compose config` and wires postgres, redis, the sandbox image, api and runner", () => {
     const [cmd, ...args] = composeCommand();
     const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config", "--services"], { cwd: repoRoot, encoding: "utf8", env: composeEnv() });
-    expect(out.trim().split("\n").sort()).toEqual(["api", "migrate", "postgres", "redis", "runner", "sandbox-image", "sandbox-image-node"]);
+    expect(out.trim().split("\n").sort()).toEqual(["api", "docker-proxy", "migrate", "postgres", "redis", "runner", "sandbox-image", "sandbox-image-node"]);
     const full = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: composeEnv() });
     cached = (parse(full) as { services: Record<string, Service> }).services;
     // The sandbox image is built from its Dockerfile, and no sandbox ever gets the Docker socket.
@@ -79,8 +83,8 @@ describe("docker-compose.yml", () => {
     // The API refuses the setting that once chose the engine (issue 28.6): readiness is the runners' only.
     expect(api.environment?.READY_SANDBOX_FROM).toBeUndefined();
     expect(api.environment?.DOCKER_HOST).toBeUndefined();
-    // Only the runner talks to the engine.
-    for (const [name, s] of Object.entries(services)) expect(mounts(s).some((m) => m.includes("docker.sock")), name).toBe(name === "runner");
+    // Only the socket proxy holds the engine's socket (issue 28); the runner reaches the engine through it.
+    for (const [name, s] of Object.entries(services)) expect(mounts(s).some((m) => m.includes("docker.sock")), name).toBe(name === "docker-proxy");
   });
 
   it("issue 13: a model server on the host is reachable, every model variable and RUNNER_CONCURRENCY are passed", () => {
@@ -117,6 +121,7 @@ describe("docker-compose.yml", () => {
         ...Object.fromEntries(["WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "PUBLIC_BASE_URL"].map((k) => [k, "how a webhook is delivered: the runner's"])),
         SANDBOX_IMAGE: "the API never asks the engine: its readiness is the runners' heartbeats",
         SANDBOX_NODE_IMAGE: "the API never asks the engine: its readiness is the runners' heartbeats",
+        DOCKER_HOST: "the API never talks to the engine (the runner reaches it through docker-proxy)",
       },
       runner: Object.fromEntries(["DEFAULT_MODEL_PROVIDER", "MODEL_ALLOWLIST", "MODEL_PROVIDERS"].map((k) => [k, "the API picks and checks a goal's model"])),
       migrate: Object.fromEntries(
@@ -192,10 +197,59 @@ describe("docker-compose.yml", () => {
 
   it("issue 13: long-running services restart, and the API and the runner have healthchecks", () => {
     const services = resolved();
-    for (const name of ["postgres", "redis", "api", "runner"]) expect(services[name]!.restart, name).toBe("unless-stopped");
+    for (const name of ["postgres", "redis", "api", "runner", "docker-proxy"]) expect(services[name]!.restart, name).toBe("unless-stopped");
     for (const name of ["migrate", "sandbox-image", "sandbox-image-node"]) expect(services[name]!.restart, name).toBe("no");
     expect(healthcheck(services.api!)).toMatch(/127\.0\.0\.1:3000\/readyz/);
     expect(healthcheck(services.runner!)).toMatch(/127\.0\.0\.1:9464\/metrics/);
+    expect(healthcheck(services["docker-proxy"]!)).toMatch(/127\.0\.0\.1:2375\/_ping/);
+  });
+
+  describe("issue 28: the runner reaches the engine only through the socket proxy", () => {
+    const networksOf = (s: Service) => (Array.isArray(s.networks) ? s.networks : Object.keys(s.networks ?? { default: null })).sort();
+    const config = (extra: Record<string, string> = {}) => {
+      const [cmd, ...args] = composeCommand();
+      const out = execFileSync(cmd!, [...args, "-f", "docker-compose.yml", "config"], { cwd: repoRoot, encoding: "utf8", env: composeEnv({ ...PASSWORDS, ...extra }) });
+      return parse(out) as { services: Record<string, Service>; networks?: Record<string, { internal?: boolean } | null> };
+    };
+
+    it("the runner has no socket and DOCKER_HOST=tcp://docker-proxy:2375; the proxy mounts it, unpublished, without capabilities", () => {
+      const { runner, "docker-proxy": proxy } = resolved();
+      expect(mounts(runner!).some((m) => m.includes("docker.sock"))).toBe(false);
+      expect(runner!.environment?.DOCKER_HOST).toBe("tcp://docker-proxy:2375");
+      expect(runner!.depends_on?.["docker-proxy"]?.condition).toBe("service_healthy");
+      expect(mounts(proxy!).some((m) => m.startsWith("/var/run/docker.sock:/var/run/docker.sock"))).toBe(true);
+      expect(ports(proxy!)).toEqual([]);
+      expect(proxy!.cap_drop).toEqual(["ALL"]);
+      expect(proxy!.read_only).toBe(true);
+      // It runs the proxy's own entry point from the app image.
+      expect(proxy!.command!.at(-1)).toBe("apps/socket-proxy/src/main.ts");
+      expect(fs.existsSync(path.join(repoRoot, proxy!.command!.at(-1)!))).toBe(true);
+    });
+
+    it("port 2375 is on an internal network that only the runner and the proxy join", () => {
+      const c = config();
+      expect(c.networks?.["docker-api"]?.internal).toBe(true);
+      for (const [name, s] of Object.entries(c.services)) expect(networksOf(s).includes("docker-api"), name).toBe(name === "runner" || name === "docker-proxy");
+      expect(networksOf(c.services["docker-proxy"]!)).toEqual(["docker-api"]);
+      // The runner still reaches Postgres, Redis and the models on the default network.
+      expect(networksOf(c.services.runner!)).toEqual(["default", "docker-api"]);
+    });
+
+    it("the proxy reads every variable it is given, listens on 0.0.0.0:2375 and allows exactly the runner's sandbox images", () => {
+      const check = (services: Record<string, Service>) => {
+        const env = services["docker-proxy"]!.environment ?? {};
+        expect(Object.keys(env).filter((k) => !PROXY_ENV_VARS.includes(k))).toEqual([]);
+        const parsed = loadProxyConfig(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v ?? undefined])));
+        expect(parsed).toMatchObject({ host: "0.0.0.0", port: 2375, socketPath: "/var/run/docker.sock" });
+        const runner = services.runner!.environment!;
+        expect(parsed.policy.images).toEqual([runner.SANDBOX_IMAGE, runner.SANDBOX_NODE_IMAGE]);
+      };
+      check(resolved());
+      // An operator's own images reach both.
+      const custom = config({ SANDBOX_IMAGE: "registry.example/py:1", SANDBOX_NODE_IMAGE: "registry.example/node:1" }).services;
+      check(custom);
+      expect(custom.runner!.environment?.SANDBOX_IMAGE).toBe("registry.example/py:1");
+    });
   });
 });
 

@@ -431,9 +431,15 @@ export interface ProxyConfig {
   policy: Policy;
 }
 
+/** Every variable loadProxyConfig reads (tests/compose.test.ts checks compose gives it nothing else). */
+export const PROXY_ENV_VARS: readonly string[] = Object.freeze(["SOCKET_PROXY_HOST", "SOCKET_PROXY_PORT", "DOCKER_SOCKET", "SOCKET_PROXY_IMAGES", "SOCKET_PROXY_MAX_BODY_BYTES"]);
+
 /** The proxy's settings from its environment, read once at start-up. */
 export function loadProxyConfig(env: Record<string, string | undefined>): Readonly<ProxyConfig> {
-  const get = (k: string) => (env[k] === undefined || env[k] === "" ? undefined : env[k]);
+  const get = (k: (typeof PROXY_ENV_VARS)[number]) => {
+    if (!PROXY_ENV_VARS.includes(k)) throw new Error(`${k} is not listed in PROXY_ENV_VARS`);
+    return env[k] === undefined || env[k] === "" ? undefined : env[k];
+  };
   const port = Number(get("SOCKET_PROXY_PORT") ?? 2375);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`SOCKET_PROXY_PORT must be a port number, got ${JSON.stringify(get("SOCKET_PROXY_PORT"))}`);
   const maxBodyBytes = Number(get("SOCKET_PROXY_MAX_BODY_BYTES") ?? DEFAULT_MAX_BODY_BYTES);
