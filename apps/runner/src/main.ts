@@ -134,7 +134,9 @@ void Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endle
 });
 
 let metricsServer: MetricsServer | undefined;
-if (config.RUNNER_METRICS_PORT > 0) {
+// Up once the self-check passed (compose's healthcheck asks it), without holding up the work meanwhile.
+const serveMetrics = async () => {
+  if (config.RUNNER_METRICS_PORT <= 0) return;
   try {
     metricsServer = await startMetricsServer({
       exposition: metrics,
@@ -148,7 +150,8 @@ if (config.RUNNER_METRICS_PORT > 0) {
     log.fatal({ err }, "cannot listen for /metrics (RUNNER_METRICS_PORT)");
     process.exit(1);
   }
-}
+};
+void sandboxVerified.then(serveMetrics, () => undefined);
 
 let stopping = false;
 async function shutdown(signal: string) {
