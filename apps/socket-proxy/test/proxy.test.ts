@@ -7,7 +7,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDockerSandbox, dockerClient, ensureSandboxImage, pingDocker, removeLeftovers, type BuildMode, type RunRequest, type SandboxLog } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, ensureSandboxImage, nodeSandboxImageTag, pingDocker, removeLeftovers, type BuildMode, type RunRequest, type SandboxLog } from "@loopsmith/sandbox";
+import { demoGoal } from "../../../scripts/demo/scenario";
+import { startLoop } from "../../../tests/support/loop";
 import { createSocketProxy, type ProxyLogEntry } from "../src/server";
 
 // Bodies are edited field by field into what an attacker would send: any shape goes.
@@ -32,7 +34,7 @@ beforeAll(async () => {
   image = (await ensureSandboxImage({ docker: engine, mode: (process.env.LOOPSMITH_SANDBOX_BUILD ?? "auto") as BuildMode, log: quiet })).tag;
   // An image that exists but is not a sandbox image: without the image rule its create would succeed.
   await engine.getImage(image).tag(otherImage);
-  server = createSocketProxy({ socketPath: SOCKET, policy: { images: [image], maxBodyBytes: 1024 * 1024 }, log: (e) => log.push(e) });
+  server = createSocketProxy({ socketPath: SOCKET, policy: { images: [image, nodeSandboxImageTag()], maxBodyBytes: 1024 * 1024 }, log: (e) => log.push(e) });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as AddressInfo).port;
   viaProxy = dockerClient(`tcp://127.0.0.1:${port}`);
@@ -161,6 +163,23 @@ describe("the sandbox through the proxy", () => {
       ["container attach", "container create", "container inspect", "container kill", "container list", "container remove", "container rename", "container start", "container wait", "image inspect", "ping"].sort(),
     );
   }, 180_000);
+});
+
+describe("a goal through the proxy", () => {
+  it("the demo goal verifies with the runner's sandbox (its pool, its checks' runs) behind the proxy", async () => {
+    const before = log.length;
+    const loop = await startLoop({ dockerHost: `tcp://127.0.0.1:${port}` });
+    try {
+      const goal = await loop.run(demoGoal());
+      expect(goal.state).toBe("verified");
+      expect(goal.executions.map((e) => e.exit_code)).toEqual([1, 0, 0]);
+    } finally {
+      await loop.close();
+    }
+    const mine = log.slice(before);
+    expect(mine.filter((e) => e.refused)).toEqual([]);
+    expect(mine.filter((e) => e.call === "container create").length).toBeGreaterThanOrEqual(3);
+  }, 240_000);
 });
 
 describe("containers the runner may and may not touch", () => {
