@@ -61,12 +61,13 @@ export interface Spawned {
 
 /**
  * Start an entry point of this repo as a real child process: the API and the runner from their compiled
- * bundles (as production runs them), anything else through tsx.
+ * bundles (as production runs them), anything else through tsx. `nodeArgs` go to node itself (--cpu-prof,
+ * which NODE_OPTIONS refuses).
  */
-export function spawnTs(entry: string, env: Record<string, string | undefined>, args: string[] = []): Spawned {
+export function spawnTs(entry: string, env: Record<string, string | undefined>, args: string[] = [], nodeArgs: string[] = []): Spawned {
   const compiled = COMPILED[entry];
   if (compiled) ensureBuilt();
-  const argv = compiled ? ["--enable-source-maps", compiled, ...args] : ["--import", "tsx", entry, ...args];
+  const argv = compiled ? [...nodeArgs, "--enable-source-maps", compiled, ...args] : [...nodeArgs, "--import", "tsx", entry, ...args];
   const child = spawn(process.execPath, argv, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
