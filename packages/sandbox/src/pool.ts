@@ -1,6 +1,9 @@
 // The pool: containers created and started ahead of their runs (their bootstrap waiting, optionally with
 // libraries already imported), each handed out once and removed after its run. Refilled in the background,
 // with a growing pause while the engine refuses; an idle container past the TTL or found dead is replaced.
+// A handed-out container's replacement starts once its run is over (or after refillDelayMs if the run is
+// still going): on a host of a few cores, a container start and a pandas import beside the program made
+// the run itself about 1.8x slower.
 import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { BOOTSTRAP_PY } from "./bootstrap";
@@ -43,7 +46,10 @@ export interface Taken extends Warm {
 export interface Pool {
   /** A live idle container that can take a run of `timeoutMs` (a ready one first), out of the pool for good. */
   take(timeoutMs: number, purpose: string): Taken | undefined;
-  /** Removes a taken container once its rename is done, in the background (Containers.settled waits for it). */
+  /**
+   * The taken container's run is over: starts its replacement, and removes it once its rename is done, in
+   * the background (Containers.settled waits for it).
+   */
   release(w: Taken): void;
   /** Whether a pool container runs `req` in its pre-imported interpreter (else a pristine process). */
   inProcess(req: RunRequest): boolean;
@@ -68,6 +74,8 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
   let failures = 0;
   let ttlTimer: NodeJS.Timeout | undefined;
   let wakeBackoff: (() => void) | undefined;
+  let inFlight = 0;
+  let deferred: NodeJS.Timeout | undefined;
   const readyWaiters = new Set<() => void>();
   const notify = () => readyWaiters.forEach((f) => f());
 
@@ -155,7 +163,8 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
     const w = idle.find((x) => x.ready && fits(x)) ?? idle.find(fits);
     if (!w) return undefined;
     idle.splice(idle.indexOf(w), 1);
-    refill();
+    inFlight++;
+    refillAfterRun();
     // Handed out: renamed for its purpose (its labels were fixed before anyone knew it), never pooled again.
     const renamed = w.container.rename({ name: `${SANDBOX_NAME_PREFIX}${purpose}-${w.suffix}` }).catch((e: unknown) => {
       if (!isGone(e)) log?.warn({ container: w.container.id, err: e }, "could not rename a pool container");
@@ -164,7 +173,24 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
     return Object.assign(w, { renamed });
   }
 
+  /** After a hand-out: refill when the run ends (release), or once refillDelayMs passed without that. */
+  function refillAfterRun(): void {
+    if (poolOpts.refillDelayMs <= 0) return refill();
+    if (deferred) return;
+    deferred = setTimeout(() => {
+      deferred = undefined;
+      refill();
+    }, poolOpts.refillDelayMs);
+    deferred.unref();
+  }
+
   function release(w: Taken): void {
+    inFlight = Math.max(0, inFlight - 1);
+    if (inFlight === 0 && deferred) {
+      clearTimeout(deferred);
+      deferred = undefined;
+    }
+    refill();
     containers.removeLater(w.renamed.then(() => containers.remove(w.container)));
   }
 
@@ -184,6 +210,7 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
   async function close(): Promise<void> {
     closed = true;
     if (ttlTimer) clearInterval(ttlTimer);
+    if (deferred) clearTimeout(deferred);
     wakeBackoff?.();
     await filling;
     const all = idle.splice(0);

@@ -209,6 +209,13 @@ export interface PoolOptions {
   preimport: readonly string[];
   /** The longest run a pool container takes (its deadline label covers ttlMs + this); longer runs go cold. */
   maxRunMs: number;
+  /**
+   * How long the replacement for a handed-out container waits for the run to end: a container start and
+   * a pre-import compete with the program for the CPU, so the pool refills once the run is over, or after
+   * this long if it is not (a long run must not leave the pool empty for a concurrent one). 0: refill at
+   * hand-out.
+   */
+  refillDelayMs: number;
 }
 
 export const DEFAULT_PREIMPORT: readonly string[] = Object.freeze(["numpy", "pandas"]);

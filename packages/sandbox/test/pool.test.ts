@@ -19,10 +19,11 @@ afterAll(async () => {
   for (const runnerId of ids) await removeLeftovers(docker, { runnerId });
 });
 
-function pool(size: number, extra: { docker?: Docker; ttlMs?: number } = {}) {
+function pool(size: number, extra: { docker?: Docker; ttlMs?: number; refillDelayMs?: number } = {}) {
   const runnerId = testRunnerId("pool");
   ids.push(runnerId);
-  const s = createDockerSandbox({ docker: extra.docker ?? docker, image, runnerId, log: quietLog, pool: { size, ...(extra.ttlMs ? { ttlMs: extra.ttlMs } : {}) } });
+  const opts = { size, ...(extra.ttlMs ? { ttlMs: extra.ttlMs } : {}), ...(extra.refillDelayMs !== undefined ? { refillDelayMs: extra.refillDelayMs } : {}) };
+  const s = createDockerSandbox({ docker: extra.docker ?? docker, image, runnerId, log: quietLog, pool: opts });
   sandboxes.push(s);
   s.start();
   return { s, runnerId };
@@ -250,6 +251,29 @@ print(sorted(set(found)))
     const now = await containersOf(runnerId);
     expect(now.map((c) => c.Id)).not.toContain(first!.Id);
     expect(now.filter((c) => sandboxPurpose(c) === "idle")).toHaveLength(1);
+  }, 120_000);
+
+  // issue 29: a replacement started at hand-out shared the CPU with the program it was replacing.
+  it("starts the replacement for a handed-out container once its run is over, not while the program runs", async () => {
+    const { s, runnerId } = pool(1, { refillDelayMs: 60_000 });
+    await s.warm({ timeoutMs: 60_000 });
+    const run = s.run(script("import time\ntime.sleep(1.5)\nprint('done')"));
+    await new Promise((r) => setTimeout(r, 800));
+    expect(s.poolStats()).toMatchObject({ idle: 0, creating: false });
+    expect((await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle")).toEqual([]);
+    expect(await run).toMatchObject({ exitCode: 0, pooled: true });
+    expect(s.poolStats().creating || s.poolStats().idle === 1).toBe(true);
+    await s.warm({ timeoutMs: 60_000 });
+    expect(await s.run(script("print(1)"))).toMatchObject({ exitCode: 0, pooled: true });
+  }, 120_000);
+
+  it("refills during a run that outlasts refillDelayMs, so that a long run does not leave the pool empty", async () => {
+    const { s } = pool(1, { refillDelayMs: 300 });
+    await s.warm({ timeoutMs: 60_000 });
+    const run = s.run(script("import time\ntime.sleep(20)", { timeoutMs: 60_000 }));
+    await s.warm({ timeoutMs: 15_000 });
+    expect(s.poolStats()).toMatchObject({ idle: 1 });
+    expect(await run).toMatchObject({ exitCode: 0, pooled: true });
   }, 120_000);
 
   it("keeps idle memory bounded: no more idle containers than the budget holds at one memory limit each", () => {
