@@ -30,6 +30,7 @@ const externalDependencies: Plugin = {
 export const ENTRIES = {
   "apps/api/dist/server": "apps/api/src/server.ts",
   "apps/runner/dist/main": "apps/runner/src/main.ts",
+  "apps/socket-proxy/dist/main": "apps/socket-proxy/src/main.ts",
   // The check pool starts its threads from ./pool-worker.mjs beside the module that runs it: in the
   // runner's bundle that is apps/runner/dist/, so the compiled thread entry lives there too.
   "apps/runner/dist/pool-worker": "packages/verifier/src/pool-worker.ts",
@@ -74,5 +75,5 @@ export const BUILD_STAMP = "apps/runner/dist/.built";
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
   await buildAll();
-  console.log(`[build] apps/api/dist, apps/runner/dist in ${Math.round(performance.now() - started)} ms`);
+  console.log(`[build] apps/api/dist, apps/runner/dist, apps/socket-proxy/dist in ${Math.round(performance.now() - started)} ms`);
 }

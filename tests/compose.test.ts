@@ -8,6 +8,7 @@ import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
 import { apiConfigSchema } from "../apps/api/src/config";
+import { ENTRIES } from "../scripts/build";
 import { runnerConfigSchema } from "../apps/runner/src/config";
 import { loadProxyConfig, PROXY_ENV_VARS } from "../apps/socket-proxy/src/policy";
 import { repoRoot } from "../scripts/lib/proc";
@@ -222,8 +223,20 @@ describe("docker-compose.yml", () => {
       expect(proxy!.cap_drop).toEqual(["ALL"]);
       expect(proxy!.read_only).toBe(true);
       // It runs the proxy's own entry point from the app image.
-      expect(proxy!.command!.at(-1)).toBe("apps/socket-proxy/src/main.ts");
-      expect(fs.existsSync(path.join(repoRoot, proxy!.command!.at(-1)!))).toBe(true);
+      expect(proxy!.command!.at(-1)).toBe("apps/socket-proxy/dist/main.mjs");
+    });
+
+    it("the api, the runner and the proxy run the bundles scripts/build.ts compiles from their entry points (the image builds them)", () => {
+      const services = resolved();
+      const expected = { api: "apps/api/src/server.ts", runner: "apps/runner/src/main.ts", "docker-proxy": "apps/socket-proxy/src/main.ts" };
+      for (const [name, source] of Object.entries(expected)) {
+        const bundle = services[name]!.command!.at(-1)!;
+        expect(services[name]!.command!.slice(0, 1), name).toEqual(["node"]);
+        expect((ENTRIES as Record<string, string>)[bundle.replace(/\.mjs$/, "")], name).toBe(source);
+        expect(fs.existsSync(path.join(repoRoot, source)), source).toBe(true);
+      }
+      expect(readDockerfile()).toMatch(/RUN .*npx tsx scripts\/build\.ts/);
+      for (const dir of ["apps/api/dist", "apps/runner/dist", "apps/socket-proxy/dist"]) expect(readDockerfile()).toContain(`COPY --from=build /app/${dir} ${dir}`);
     });
 
     it("port 2375 is on an internal network that only the runner and the proxy join", () => {
@@ -252,6 +265,8 @@ describe("docker-compose.yml", () => {
     });
   });
 });
+
+const readDockerfile = () => fs.readFileSync(path.join(repoRoot, "docker/Dockerfile"), "utf8");
 
 describe("docker/Dockerfile", () => {
   const dockerfile = fs.readFileSync(path.join(repoRoot, "docker/Dockerfile"), "utf8");
