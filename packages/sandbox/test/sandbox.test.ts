@@ -198,8 +198,9 @@ describe.each(["cold", "pooled"] as const)("docker sandbox, %s", (kind) => {
     const m = /^stopped (\d+) EAGAIN\n$/.exec(res.stdout);
     expect(m, res.stdout + res.stderr).not.toBeNull();
     expect(Number(m![1])).toBeLessThan(128);
-    // The sleeping children were killed when the program ended, not waited for.
-    expect(res.durationMs).toBeLessThan(20_000);
+    // The sleeping children were killed when the program ended, not waited for (their 60 s sleep). Not a
+    // speed bound: a loaded machine took 29 s to fork them all.
+    expect(res.durationMs).toBeLessThan(50_000);
   });
 
   it("does not follow symlinks when reading artifacts back", async () => {
