@@ -1,8 +1,9 @@
 // The only code that writes goal state. Every move is one transaction: compare-and-set on the goal's
 // version, append the tape row, and write whatever evidence the step produced, so that a crash leaves
 // either all of a step or none of it.
+import { randomUUID } from "node:crypto";
 import { LoopSmithError } from "@loopsmith/core";
-import { assertTransition, isState, isTerminal } from "@loopsmith/machine";
+import { assertTransition, isState, isTerminal, STATES } from "@loopsmith/machine";
 import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
@@ -52,53 +53,104 @@ export interface NewGoal {
   workspace?: { archive: Buffer; files: { path: string; size: number; sha256: string }[]; locked: string[]; sha256: string } | null;
 }
 
-/** Insert a goal in its first state (`plan`, version 0) with tape row 0. */
-export async function createGoal(prisma: PrismaClient, goal: NewGoal): Promise<{ id: string; version: number }> {
+/** What createGoal refuses a goal for: the tenant already has `limit` goals that have not ended. */
+export interface OpenGoalCap {
+  limit: number;
+}
+
+/** The states a goal has not ended in: the open-goal cap counts these, so the index (tenant, state) finds them. */
+const OPEN_STATES = STATES.filter((s) => !isTerminal(s));
+
+/**
+ * Insert a goal in its first state (`plan`, version 0) with tape row 0, its files and its workspace, in
+ * one SQL statement: one round trip and no interactive transaction (issue 29: the Prisma transaction took
+ * six round trips, BEGIN to COMMIT, holding a pooled connection throughout). A single statement is atomic.
+ *
+ * With `cap`, the statement inserts only while the tenant has fewer than `cap.limit` goals that have not
+ * ended, counted in the same statement up to the limit over the (tenant, state) index, and throws
+ * LS_ERR_GOAL_LIMIT otherwise. Statements running at the same moment do not see each other's rows, so
+ * racing submits can pass the cap by as many as are in flight at once (the rate limit bounds those).
+ *
+ * A second goal with the tenant's idempotency key fails with Prisma's unique-violation code, P2002.
+ */
+export async function createGoal(prisma: PrismaClient, goal: NewGoal, cap?: OpenGoalCap): Promise<{ id: string; version: number }> {
   assertTransition(null, "plan");
   const first = { seq: 0, from: null, to: "plan", at: new Date(), detail: {} };
-  return prisma.$transaction(async (tx) => {
-    const row = await tx.goal.create({
-      data: {
-        tenantId: goal.tenantId,
-        idempotencyKey: goal.idempotencyKey ?? null,
-        requestHash: goal.requestHash ?? null,
-        webhook: goal.webhook ? asJson(goal.webhook) : undefined,
-        ...(goal.queuePrefix ? { queuePrefix: goal.queuePrefix } : {}),
-        objective: goal.objective,
-        success: goal.success,
-        checks: asJson(goal.checks),
-        ...(goal.deliverable !== undefined ? { deliverable: goal.deliverable } : {}),
-        ...(goal.feedback !== undefined ? { feedback: goal.feedback } : {}),
-        ...(goal.onInfeasible !== undefined ? { onInfeasible: goal.onInfeasible } : {}),
-        ...(goal.selfTest != null ? { selfTest: asJson(goal.selfTest) } : {}),
-        inputs: goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })),
-        maxAttempts: goal.maxAttempts,
-        budgets: goal.budgets,
-        model: goal.model == null ? undefined : asJson(goal.model),
-        state: "plan",
-        version: 0,
-        loopsmithVersion: goal.loopsmithVersion ?? null,
-        ...(goal.language !== undefined ? { language: goal.language } : {}),
-        ...(goal.workspace
-          ? { workspace: { create: { archive: new Uint8Array(goal.workspace.archive), files: asJson(goal.workspace.files), locked: asJson(goal.workspace.locked), sha256: goal.workspace.sha256 } } }
-          : {}),
-        inputFiles: {
-          create: goal.inputs.map((f) => ({
-            name: f.name,
-            size: f.content.length,
-            sha256: f.sha256,
-            content: new Uint8Array(f.content),
-          })),
-        },
-        checkerFiles: {
-          create: (goal.checkerFiles ?? []).map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256, content: new Uint8Array(f.content) })),
-        },
-        transitions: { create: { seq: 0, fromState: null, toState: "plan", at: first.at, detail: {}, hash: hashRow("", first) } },
-      },
-      select: { id: true, version: true },
-    });
-    return row;
-  });
+  const id = randomUUID();
+  const params: unknown[] = [];
+  const p = (v: unknown, cast = "") => {
+    params.push(v);
+    return `$${params.length}${cast}`;
+  };
+  const json = (v: unknown) => p(JSON.stringify(v), "::jsonb");
+  // Columns left out take the schema's defaults (deliverable, feedback, language...).
+  const columns: [string, string][] = [
+    ["id", p(id, "::uuid")],
+    ["tenant_id", p(goal.tenantId, "::uuid")],
+    ["idempotency_key", p(goal.idempotencyKey ?? null)],
+    ["request_hash", p(goal.requestHash ?? null)],
+    ["webhook", goal.webhook ? json(goal.webhook) : "NULL"],
+    ["objective", p(goal.objective)],
+    ["success", p(goal.success)],
+    ["checks", json(goal.checks)],
+    ["inputs", json(goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })))],
+    ["max_attempts", p(goal.maxAttempts, "::int")],
+    ["budgets", json(goal.budgets)],
+    ["model", goal.model == null ? "NULL" : json(goal.model)],
+    ["state", "'plan'"],
+    ["version", "0"],
+    ["loopsmith_version", p(goal.loopsmithVersion ?? null)],
+    ["updated_at", "now()"],
+  ];
+  if (goal.queuePrefix) columns.push(["queue_prefix", p(goal.queuePrefix)]);
+  if (goal.deliverable !== undefined) columns.push(["deliverable", p(goal.deliverable)]);
+  if (goal.feedback !== undefined) columns.push(["feedback", p(goal.feedback)]);
+  if (goal.onInfeasible !== undefined) columns.push(["on_infeasible", p(goal.onInfeasible)]);
+  if (goal.selfTest != null) columns.push(["self_test", json(goal.selfTest)]);
+  if (goal.language !== undefined) columns.push(["language", p(goal.language)]);
+
+  const under = cap
+    ? `WHERE (SELECT count(*) FROM (SELECT 1 FROM "goals" WHERE "tenant_id" = ${p(goal.tenantId, "::uuid")} AND "state" = ANY(${p(OPEN_STATES, "::text[]")}) LIMIT ${p(cap.limit, "::int")}) AS open) < ${p(cap.limit, "::int")}`
+    : "";
+  const files = (table: string, list: { name: string; content: Buffer; sha256: string }[]) =>
+    list.length === 0
+      ? ""
+      : `, ${table} AS (INSERT INTO "${table}" ("id", "goal_id", "name", "size", "sha256", "content") SELECT gen_random_uuid(), g."id", f.* FROM g, (VALUES ${list
+          .map((f) => `(${p(f.name)}, ${p(f.content.length, "::int")}, ${p(f.sha256)}, ${p(new Uint8Array(f.content), "::bytea")})`)
+          .join(", ")}) AS f)`;
+  const ws = goal.workspace;
+  const sql = [
+    `WITH g AS (INSERT INTO "goals" (${columns.map(([c]) => `"${c}"`).join(", ")}) SELECT ${columns.map(([, v]) => v).join(", ")} ${under} RETURNING "id", "version")`,
+    files("goal_inputs", goal.inputs),
+    files("goal_checker_files", goal.checkerFiles ?? []),
+    ws
+      ? `, goal_workspaces AS (INSERT INTO "goal_workspaces" ("goal_id", "archive", "files", "locked", "sha256") SELECT g."id", ${p(new Uint8Array(ws.archive), "::bytea")}, ${json(ws.files)}, ${json(ws.locked)}, ${p(ws.sha256)} FROM g)`
+      : "",
+    `, tape AS (INSERT INTO "transitions" ("id", "goal_id", "seq", "from_state", "to_state", "at", "detail", "hash") SELECT gen_random_uuid(), g."id", 0, NULL, 'plan', ${p(first.at.toISOString(), "::timestamptz")}, '{}'::jsonb, ${p(hashRow("", first))} FROM g)`,
+    `SELECT "id"::text AS "id", "version" FROM g`,
+  ].join("");
+  let rows: { id: string; version: number }[];
+  try {
+    rows = await prisma.$queryRawUnsafe<{ id: string; version: number }[]>(sql, ...params);
+  } catch (e) {
+    // The same code a Prisma create gives, which callers already match on (a replay raced this submit).
+    if (uniqueViolation(e)) throw Object.assign(new Error("Unique constraint failed on (tenant_id, idempotency_key)"), { code: "P2002" });
+    throw e;
+  }
+  const row = rows[0];
+  if (!row) {
+    const limit = cap!.limit;
+    throw new LoopSmithError("LS_ERR_GOAL_LIMIT", `This tenant has ${limit} goals that have not ended, its limit; submit again when some have ended.`, { limit });
+  }
+  return { id: row.id, version: Number(row.version) };
+}
+
+/** Postgres 23505 (unique_violation), as a raw query through the driver adapter reports it. */
+function uniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } };
+  if (err.code === "P2002") return true;
+  const cause = err.meta?.driverAdapterError?.cause;
+  return err.meta?.code === "23505" || cause?.originalCode === "23505" || cause?.kind === "UniqueConstraintViolation";
 }
 
 /**

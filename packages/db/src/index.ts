@@ -26,7 +26,7 @@ export type {
 } from "./generated/client";
 
 // Goal-state writer: compare-and-set on Goal.version + tape append + the step's evidence, in one transaction.
-export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type Tx } from "./goal-state";
+export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type OpenGoalCap, type Tx } from "./goal-state";
 
 // Tenants, API keys, webhook secrets.
 export {
@@ -70,7 +70,7 @@ export { loadGoalRecord, loadJudgeInputs } from "./goal-records";
 export { goalsOf, type GoalPage, type TenantGoals } from "./tenant-goals";
 
 // What a tenant holds right now (per-tenant caps: the runner's active goals, the API's open goals).
-export { openGoalCount, workingGoalsAhead } from "./tenant-load";
+export { workingGoalsAhead } from "./tenant-load";
 
 // Counts for monitoring.
 export { goalCounts } from "./goal-counts";

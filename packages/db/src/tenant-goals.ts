@@ -1,7 +1,7 @@
 // A tenant's goals: every read and write the API makes on a client's behalf goes through here, so the
 // tenant filter is part of the query itself, not something each route has to remember.
 import type { Goal, PrismaClient } from "./generated/client";
-import { createGoal, type NewGoal } from "./goal-state";
+import { createGoal, type NewGoal, type OpenGoalCap } from "./goal-state";
 import { loadGoalView, UUID } from "./goal-view";
 
 export interface GoalPage {
@@ -41,8 +41,9 @@ export function goalsOf(prisma: PrismaClient, tenantId: string) {
         select: { id: true, requestHash: true },
       });
     },
-    create(goal: Omit<NewGoal, "tenantId">) {
-      return createGoal(prisma, { ...goal, tenantId });
+    /** With `cap`, refused (LS_ERR_GOAL_LIMIT) when the tenant already has cap.limit goals that have not ended. */
+    create(goal: Omit<NewGoal, "tenantId">, cap?: OpenGoalCap) {
+      return createGoal(prisma, { ...goal, tenantId }, cap);
     },
   };
 }

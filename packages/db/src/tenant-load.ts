@@ -1,6 +1,6 @@
 // How much of the system a tenant holds right now, read from the goal rows themselves: a count derived
 // from states cannot leak (a goal that ends frees its place by ending), whatever process died on the way.
-import { TERMINAL_STATES, WORKING_STATES } from "@loopsmith/machine";
+import { WORKING_STATES } from "@loopsmith/machine";
 import type { PrismaClient } from "./generated/client";
 
 /**
@@ -24,9 +24,4 @@ export function workingGoalsAhead(
     },
     take: upTo,
   });
-}
-
-/** The tenant's goals that have not ended (working, awaiting approval, parked in errored), counted up to `upTo`. */
-export function openGoalCount(prisma: PrismaClient, tenantId: string, upTo: number): Promise<number> {
-  return prisma.goal.count({ where: { tenantId, state: { notIn: [...TERMINAL_STATES] } }, take: upTo });
 }

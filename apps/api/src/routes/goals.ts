@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { goalsOf, openGoalCount, UUID } from "@loopsmith/db";
+import { goalsOf, UUID } from "@loopsmith/db";
 import type { FailureReason, State } from "@loopsmith/machine";
 import { defaultModelName, resolveModelSpec, type ModelConfig } from "@loopsmith/models";
 import {
@@ -174,7 +174,9 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
         if (!check.ok && check.detail) req.log.info({ detail: check.detail }, "webhook URL refused");
         if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
       }
-      await refuseOverOpenGoals(deps, tenant.id);
+      // The tenant's cap on goals that have not ended (TENANT_MAX_OPEN_GOALS), counted by the insert itself;
+      // replays of an accepted goal are answered before this and never refused.
+      const openLimit = (deps.limits ?? DEFAULT_LIMITS).TENANT_MAX_OPEN_GOALS;
       let goal: { id: string; version: number };
       try {
         goal = await goals.create({
@@ -198,7 +200,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           budgets,
           model,
           loopsmithVersion: deps.loopsmithVersion,
-        });
+        }, openLimit > 0 ? { limit: openLimit } : undefined);
       } catch (e) {
         // Two requests with the same key raced: the other one created the goal.
         if ((e as { code?: string }).code === "P2002" && key) {
@@ -272,19 +274,6 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     },
   );
 };
-
-/**
- * The tenant's cap on goals that have not ended (TENANT_MAX_OPEN_GOALS). Counted before the insert, so
- * submits racing each other can pass it by as many as are in flight at once (the rate limit bounds
- * those); replays of an accepted goal are answered before this and never refused.
- */
-async function refuseOverOpenGoals(deps: Services, tenantId: string): Promise<void> {
-  const limit = (deps.limits ?? DEFAULT_LIMITS).TENANT_MAX_OPEN_GOALS;
-  if (limit <= 0) return;
-  const open = await openGoalCount(deps.prisma, tenantId, limit);
-  if (open < limit) return;
-  throw new LoopSmithError("LS_ERR_GOAL_LIMIT", `This tenant has ${limit} goals that have not ended, its limit; submit again when some have ended.`, { limit });
-}
 
 /** JSON with object keys sorted, so that the same body in another key order hashes the same. */
 function stableJson(v: unknown): string {

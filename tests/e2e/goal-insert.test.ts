@@ -1,0 +1,137 @@
+// issue 29: a submit's insert is one SQL statement (it was a six-round-trip transaction), and the tenant's
+// open-goal cap is counted by that statement. What the statement writes must be what the Prisma create
+// wrote: the goal with its defaults, its files, its workspace and tape row 0; a refused goal leaves nothing.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LoopSmithError } from "@loopsmith/core";
+import { createPrisma, createTenant, goalsOf, type CreatedTenant } from "@loopsmith/db";
+import { transitionHash } from "@loopsmith/receipts";
+import { DATABASE_URL, randomPrefix, testSecretBox } from "../support/services";
+
+const prisma = createPrisma(DATABASE_URL);
+let tenant: CreatedTenant;
+
+const file = (name: string, text: string) => ({ name, content: Buffer.from(text), sha256: `sha-${name}` });
+const goal = (extra: Record<string, unknown> = {}) => ({
+  objective: "o",
+  success: null,
+  checks: [{ id: "json_valid" }],
+  inputs: [file("a.csv", "x,y\n1,2\n"), file("b.bin", "\u0000\u00ff")],
+  maxAttempts: 3,
+  budgets: { max_usd: 1 },
+  model: { provider: "scripted" },
+  ...extra,
+});
+
+beforeAll(async () => {
+  tenant = await createTenant(prisma, { name: randomPrefix("goal-insert"), secretBox: testSecretBox() });
+});
+afterAll(async () => {
+  await prisma.tenant.delete({ where: { id: tenant.tenant_id } }).catch(() => undefined);
+  await prisma.$disconnect();
+});
+
+describe("createGoal (issue 29)", () => {
+  it("is one database round trip", async () => {
+    const goals = goalsOf(prisma, tenant.tenant_id);
+    await goals.find("00000000-0000-0000-0000-000000000000"); // the pool's connection is open before counting
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    // Observes what goes to the real Postgres (nothing is replaced): every statement is one call here.
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { text: string };
+      sent.push(typeof q === "string" ? q : q.text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await goals.create(goal({ checkerFiles: [file("expected.json", "{}")] }), { limit: 1000 });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    expect(sent).toHaveLength(1);
+  });
+
+  it("writes the goal, its defaults, files, workspace and tape row 0 as the Prisma create did", async () => {
+    const archive = Buffer.from("tar bytes");
+    const { id, version } = await goalsOf(prisma, tenant.tenant_id).create(
+      goal({
+        idempotencyKey: "k-1",
+        requestHash: "h",
+        webhook: { url: "https://example.test/hook" },
+        queuePrefix: "pfx",
+        checkerFiles: [file("expected.json", "{}")],
+        selfTest: { good: [], bad: [] },
+        loopsmithVersion: "git:abc",
+        workspace: { archive, files: [{ path: "a.py", size: 1, sha256: "s" }], locked: ["a.py"], sha256: "ws" },
+      }),
+    );
+    expect(version).toBe(0);
+    const row = await prisma.goal.findUniqueOrThrow({ where: { id }, include: { inputFiles: { orderBy: { name: "asc" } }, checkerFiles: true, workspace: true, transitions: true } });
+    expect(row).toMatchObject({
+      tenantId: tenant.tenant_id,
+      idempotencyKey: "k-1",
+      requestHash: "h",
+      webhook: { url: "https://example.test/hook" },
+      queuePrefix: "pfx",
+      objective: "o",
+      success: null,
+      checks: [{ id: "json_valid" }],
+      inputs: [
+        { name: "a.csv", size: 8, sha256: "sha-a.csv" },
+        { name: "b.bin", size: 3, sha256: "sha-b.bin" },
+      ],
+      deliverable: "result.json",
+      feedback: "full",
+      onInfeasible: "fail",
+      language: "python",
+      selfTest: { good: [], bad: [] },
+      maxAttempts: 3,
+      budgets: { max_usd: 1 },
+      model: { provider: "scripted" },
+      state: "plan",
+      attempts: 0,
+      verified: false,
+      loopsmithVersion: "git:abc",
+    });
+    expect(row.updatedAt.getTime()).toBeGreaterThan(0);
+    expect(row.inputFiles.map((f) => [f.name, Buffer.from(f.content).toString("latin1")])).toEqual([
+      ["a.csv", "x,y\n1,2\n"],
+      ["b.bin", "\u0000\u00c3\u00bf"],
+    ]);
+    expect(row.checkerFiles.map((f) => [f.name, f.size, Buffer.from(f.content).toString()])).toEqual([["expected.json", 2, "{}"]]);
+    expect(row.workspace).toMatchObject({ files: [{ path: "a.py", size: 1, sha256: "s" }], locked: ["a.py"], sha256: "ws" });
+    expect(Buffer.from(row.workspace!.archive).equals(archive)).toBe(true);
+    expect(row.transitions).toHaveLength(1);
+    const t = row.transitions[0]!;
+    expect(t).toMatchObject({ seq: 0, fromState: null, toState: "plan", detail: {} });
+    expect(t.hash).toBe(transitionHash("", { seq: 0, from: null, to: "plan", at: t.at.toISOString(), detail: {} }));
+
+    // A null deliverable (the program itself) is stored as null, not the default.
+    const program = await goalsOf(prisma, tenant.tenant_id).create(goal({ deliverable: null, inputs: [] }));
+    expect((await prisma.goal.findUniqueOrThrow({ where: { id: program.id } })).deliverable).toBeNull();
+  });
+
+  it("a second goal with the tenant's idempotency key fails with P2002, the code the route matches", async () => {
+    const goals = goalsOf(prisma, tenant.tenant_id);
+    await goals.create(goal({ idempotencyKey: "k-dup" }));
+    await expect(goals.create(goal({ idempotencyKey: "k-dup" }))).rejects.toMatchObject({ code: "P2002" });
+  });
+
+  it("refuses past the open-goal cap, stores nothing of the refused goal, and an ended goal frees a place", async () => {
+    const other = await createTenant(prisma, { name: randomPrefix("goal-insert-cap"), secretBox: testSecretBox() });
+    try {
+      const goals = goalsOf(prisma, other.tenant_id);
+      const a = await goals.create(goal(), { limit: 2 });
+      await goals.create(goal(), { limit: 2 });
+      const refused = await goals.create(goal({ objective: "refused" }), { limit: 2 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LoopSmithError);
+      expect(refused).toMatchObject({ code: "LS_ERR_GOAL_LIMIT", details: { limit: 2 } });
+      expect(await prisma.goal.count({ where: { tenantId: other.tenant_id } })).toBe(2);
+      await prisma.goal.update({ where: { id: a.id }, data: { state: "cancelled" } });
+      await goals.create(goal(), { limit: 2 });
+      expect(await prisma.goal.count({ where: { tenantId: other.tenant_id } })).toBe(3);
+    } finally {
+      await prisma.tenant.delete({ where: { id: other.tenant_id } });
+    }
+  });
+});
