@@ -4,12 +4,29 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LoopSmithError } from "@loopsmith/core";
-import { createPrisma, createTenant, goalsOf, type CreatedTenant } from "@loopsmith/db";
+import { checkApiKey, createPrisma, createTenant, goalsOf, type CreatedTenant } from "@loopsmith/db";
 import { transitionHash } from "@loopsmith/receipts";
 import { DATABASE_URL, randomPrefix, testSecretBox } from "../support/services";
 
 const prisma = createPrisma(DATABASE_URL);
 let tenant: CreatedTenant;
+
+/** The statements `run` sends to the real Postgres (observed, nothing replaced: every statement is one call). */
+async function statements(run: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text: string };
+    sent.push(typeof q === "string" ? q : q.text);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    await run();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return sent;
+}
 
 const file = (name: string, text: string) => ({ name, content: Buffer.from(text), sha256: `sha-${name}` });
 const goal = (extra: Record<string, unknown> = {}) => ({
@@ -35,19 +52,7 @@ describe("createGoal (issue 29)", () => {
   it("is one database round trip", async () => {
     const goals = goalsOf(prisma, tenant.tenant_id);
     await goals.find("00000000-0000-0000-0000-000000000000"); // the pool's connection is open before counting
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    // Observes what goes to the real Postgres (nothing is replaced): every statement is one call here.
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0] as string | { text: string };
-      sent.push(typeof q === "string" ? q : q.text);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      await goals.create(goal({ checkerFiles: [file("expected.json", "{}")] }), { limit: 1000 });
-    } finally {
-      pg.Client.prototype.query = query;
-    }
+    const sent = await statements(() => goals.create(goal({ checkerFiles: [file("expected.json", "{}")] }), { limit: 1000 }));
     expect(sent).toHaveLength(1);
   });
 
@@ -133,5 +138,20 @@ describe("createGoal (issue 29)", () => {
     } finally {
       await prisma.tenant.delete({ where: { id: other.tenant_id } });
     }
+  });
+});
+
+describe("checkApiKey (issue 29)", () => {
+  it("is one database round trip and returns the key's tenant", async () => {
+    await checkApiKey(prisma, tenant.api_key); // the pool's connection is open before counting
+    let checked: Awaited<ReturnType<typeof checkApiKey>> | undefined;
+    const sent = await statements(async () => {
+      checked = await checkApiKey(prisma, tenant.api_key);
+    });
+    expect(sent).toHaveLength(1);
+    expect(checked).toMatchObject({ ok: true, tenant: { id: tenant.tenant_id, name: tenant.name, approvalThresholdUsd: null } });
+    await prisma.tenant.update({ where: { id: tenant.tenant_id }, data: { approvalThresholdUsd: 2.5 } });
+    expect(await checkApiKey(prisma, tenant.api_key)).toMatchObject({ ok: true, tenant: { approvalThresholdUsd: 2.5 } });
+    expect(await checkApiKey(prisma, `${tenant.api_key}x`)).toEqual({ ok: false, reason: "unknown" });
   });
 });
