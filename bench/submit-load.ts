@@ -6,8 +6,11 @@
 // Target (docs/benchmarks.md): p99 <= 20 ms at 200 req/s with 2,000 goals open.
 //
 // With --cpu-prof DIR the API process writes a V8 CPU profile there when it stops (node --cpu-prof).
+// With --baseline BUNDLE (another build's apps/api/dist/server.mjs, e.g. of an earlier commit) each round
+// measures that API process first and then this tree's, one after the other, so that a before/after
+// comparison comes from one run on a shared machine.
 //
-//   npx tsx bench/submit-load.ts [--open 2000] [--rate 200] [--seconds 5] [--unloaded 200] [--rounds 1] [--cpu-prof DIR]
+//   npx tsx bench/submit-load.ts [--open 2000] [--rate 200] [--seconds 5] [--unloaded 200] [--rounds 1] [--cpu-prof DIR] [--baseline BUNDLE]
 import { parseArgs } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     unloaded: { type: "string", default: "200" },
     rounds: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
+    baseline: { type: "string" },
   },
 });
 const open = Number(values.open);
@@ -34,95 +38,107 @@ const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const body = JSON.stringify(demoGoal());
 
-const port = await freePort();
-const prefix = `loopsmith-bench-submit-${process.pid}`;
-const env = {
-  ...process.env,
-  PORT: String(port),
-  LOG_LEVEL: "info",
-  LOOPSMITH_SCRIPTED_MODEL: "true",
-  // The rate limit stays on (its Redis round trip is part of every submit), far above what is offered.
-  RATE_LIMIT_PER_MINUTE: "1000000",
-  // The cap is checked (and not reached): counting the tenant's open goals is part of every submit.
-  TENANT_MAX_OPEN_GOALS: String(open + rate * seconds * Number(values.rounds) + 10_000),
-  QUEUE_PREFIX: prefix,
-};
-const tenant = await createTenantWithCli(env, `bench-submit-${process.pid}`);
-const api = spawnTs("apps/api/src/server.ts", env, [], values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : []);
-await api.waitFor(/Server listening/, 60_000);
+let runs = 0;
 
-interface Outcome {
-  status: string;
-  ms: number;
-}
-const post = async (): Promise<Outcome> => {
-  const t = performance.now();
+/** One API process (this tree's, or `bundle`): fill the open goals, then the unloaded and the offered figures. */
+async function measure(label: string, bundle?: string): Promise<void> {
+  const port = await freePort();
+  const prefix = `loopsmith-bench-submit-${process.pid}-${++runs}`;
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    LOG_LEVEL: "info",
+    LOOPSMITH_SCRIPTED_MODEL: "true",
+    // The rate limit stays on (its Redis round trip is part of every submit), far above what is offered.
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    // The cap is checked (and not reached): counting the tenant's open goals is part of every submit.
+    TENANT_MAX_OPEN_GOALS: String(open + rate * seconds + 10_000),
+    QUEUE_PREFIX: prefix,
+  };
+  const tenant = await createTenantWithCli(env, `bench-submit-${process.pid}`);
+  const prof = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
+  const api = bundle ? spawnTs(bundle, env, [], [...prof, "--enable-source-maps"]) : spawnTs("apps/api/src/server.ts", env, [], prof);
+  await api.waitFor(/Server listening/, 60_000);
+
+  interface Outcome {
+    status: string;
+    ms: number;
+  }
+  const post = async (): Promise<Outcome> => {
+    const t = performance.now();
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/goals`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${tenant.api_key}` },
+        body,
+        signal: AbortSignal.timeout(30_000),
+      });
+      const json = (await res.json()) as { error?: { code?: string } };
+      return { status: res.status === 202 ? "202" : `${res.status} ${json.error?.code ?? "?"}`, ms: performance.now() - t };
+    } catch (e) {
+      return { status: `client error ${(e as Error).name}`, ms: performance.now() - t };
+    }
+  };
+  const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`;
+
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/goals`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${tenant.api_key}` },
-      body,
-      signal: AbortSignal.timeout(30_000),
-    });
-    const json = (await res.json()) as { error?: { code?: string } };
-    return { status: res.status === 202 ? "202" : `${res.status} ${json.error?.code ?? "?"}`, ms: performance.now() - t };
-  } catch (e) {
-    return { status: `client error ${(e as Error).name}`, ms: performance.now() - t };
-  }
-};
-const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`;
-
-try {
-  // The open goals, through the API as any client would make them, a few at a time.
-  const t0 = performance.now();
-  let made = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (made < open) {
-        made++;
+    // The open goals, through the API as any client would make them, a few at a time.
+    const t0 = performance.now();
+    let made = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (made < open) {
+          made++;
+          const o = await post();
+          if (o.status !== "202") throw new Error(`filling: POST ${o.status}`);
+        }
+      }),
+    );
+    console.log(`${label}: ${open} goals opened in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    {
+      for (let i = 0; i < 10; i++) await post(); // warm-up
+      const unloaded: number[] = [];
+      for (let i = 0; i < Number(values.unloaded); i++) {
         const o = await post();
-        if (o.status !== "202") throw new Error(`filling: POST ${o.status}`);
+        if (o.status !== "202") throw new Error(`unloaded: POST ${o.status}`);
+        unloaded.push(o.ms);
       }
-    }),
-  );
-  console.log(`submit-load: POST /goals (${(body.length / 1024).toFixed(1)} KB), one API process (pool of 10), no runner; ${open} goals opened in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  for (let round = 1; round <= Number(values.rounds); round++) {
-    for (let i = 0; i < 10; i++) await post(); // warm-up
-    const unloaded: number[] = [];
-    for (let i = 0; i < Number(values.unloaded); i++) {
-      const o = await post();
-      if (o.status !== "202") throw new Error(`unloaded: POST ${o.status}`);
-      unloaded.push(o.ms);
+      // Open loop: requests leave on schedule whether or not the earlier ones were answered.
+      const n = rate * seconds;
+      const started = performance.now();
+      const pending: Promise<Outcome>[] = [];
+      for (let i = 0; i < n; i++) {
+        const wait = started + (i * 1000) / rate - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        pending.push(post());
+      }
+      const outcomes = await Promise.all(pending);
+      const took = (performance.now() - started) / 1000;
+      const counts = new Map<string, number>();
+      for (const o of outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
+      const ok = outcomes.filter((o) => o.status === "202").map((o) => o.ms);
+      console.log(`  unloaded, one at a time                 ${fmt(unloaded)}`);
+      console.log(`  offered ${rate} req/s x ${seconds} s              ${ok.length ? fmt(ok) : "no 202"}`);
+      console.log(`    answers                               ${[...counts].sort().map(([k, v]) => `${k}: ${v}`).join(", ")}; ${(ok.length / took).toFixed(0)} accepted/s`);
     }
-    // Open loop: requests leave on schedule whether or not the earlier ones were answered.
-    const n = rate * seconds;
-    const started = performance.now();
-    const pending: Promise<Outcome>[] = [];
-    for (let i = 0; i < n; i++) {
-      const wait = started + (i * 1000) / rate - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      pending.push(post());
-    }
-    const outcomes = await Promise.all(pending);
-    const took = (performance.now() - started) / 1000;
-    const counts = new Map<string, number>();
-    for (const o of outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
-    const ok = outcomes.filter((o) => o.status === "202").map((o) => o.ms);
-    console.log(`round ${round}`);
-    console.log(`  unloaded, one at a time                 ${fmt(unloaded)}`);
-    console.log(`  offered ${rate} req/s x ${seconds} s              ${ok.length ? fmt(ok) : "no 202"}`);
-    console.log(`    answers                               ${[...counts].sort().map(([k, v]) => `${k}: ${v}`).join(", ")}; ${(ok.length / took).toFixed(0)} accepted/s`);
+  } finally {
+    api.child.kill("SIGTERM");
+    await api.exited;
+    // Nothing will ever run these goals: take their jobs out of Redis and their rows (and the tenant) out of Postgres.
+    const connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
+    const queue = new Queue(QUEUES.goals, { connection, prefix });
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    connection.disconnect();
+    const prisma = createPrisma(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+    await prisma.tenant.delete({ where: { id: tenant.tenant_id } }).catch((e: unknown) => console.error("cleanup:", e));
+    await prisma.$disconnect();
   }
-} finally {
-  api.child.kill("SIGTERM");
-  await api.exited;
-  // Nothing will ever run these goals: take their jobs out of Redis and their rows (and the tenant) out of Postgres.
-  const connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
-  const queue = new Queue(QUEUES.goals, { connection, prefix });
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  await queue.close();
-  connection.disconnect();
-  const prisma = createPrisma(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
-  await prisma.tenant.delete({ where: { id: tenant.tenant_id } }).catch((e: unknown) => console.error("cleanup:", e));
-  await prisma.$disconnect();
+}
+
+console.log(`submit-load: POST /goals (${(body.length / 1024).toFixed(1)} KB), one API process (pool of 10), no runner`);
+for (let round = 1; round <= Number(values.rounds); round++) {
+  console.log(`round ${round}`);
+  if (values.baseline) await measure(`baseline ${values.baseline}`, values.baseline);
+  await measure("this tree");
 }
