@@ -39,7 +39,7 @@ export async function execute(
   };
   if (req.signal?.aborted) onAbort();
   else req.signal?.addEventListener("abort", onAbort, { once: true });
-  io.stream.end(Buffer.concat([Buffer.from(requestHeader(req, output.marker, inProcess, limits) + "\n"), input]));
+  io.stream.end(Buffer.concat([Buffer.from(requestHeader(req, output.marker, inProcess, limits, input.length) + "\n"), input]));
 
   // A pool container's run is over once all of its output is in (both end markers): its container
   // stops and is removed after the result is returned. A cold run waits for its container, as it always did.

@@ -114,6 +114,27 @@ describe("sandbox pool", () => {
     expect(pristine).toMatchObject({ pooled: true, stdout: "False\n" });
   }, 300_000);
 
+  // issue 29: the importer caches of /work are dropped by the parent before the fork, not cleared in the
+  // program's process; the program must still import what it was given and what it writes, as a fresh
+  // interpreter does, and a directory that shadows a pre-imported library still sends it to a fresh process.
+  it("imports the program's own modules, given or written at run time, and runs a shadowing package fresh", async () => {
+    const { s } = pool(1);
+    const cold = createDockerSandbox({ docker, image, runnerId: testRunnerId("pool-cold"), log: quietLog });
+    const helper = { path: "helper.py", content: Buffer.from("X = 'given'\n") };
+    const cases: RunRequest[] = [
+      script("import helper, sys\nprint(helper.X, helper.__file__)", { workFiles: [helper] }),
+      script("open('written.py', 'w').write('Y = 7\\n')\nimport os\nos.makedirs('pkg', exist_ok=True)\nopen('pkg/__init__.py', 'w').write('Z = 8\\n')\nimport written, pkg\nprint(written.Y, pkg.Z)"),
+      script("import pandas\nprint(pandas.__file__, pandas.X)", { workFiles: [{ path: "pandas/__init__.py", content: Buffer.from("X = 'mine'\n") }] }),
+    ];
+    for (const req of cases) {
+      await s.warm({ timeoutMs: 60_000 });
+      const [p, c] = [await s.run(req), await cold.run(req)];
+      expect(p.pooled).toBe(true);
+      expect({ exitCode: p.exitCode, stdout: p.stdout, stderr: p.stderr }).toEqual({ exitCode: c.exitCode, stdout: c.stdout, stderr: c.stderr });
+      expect(p.exitCode, p.stderr).toBe(0);
+    }
+  }, 180_000);
+
   it("never lets the program see the trailer marker: not in its memory, its stdin, or any process it can read", async () => {
     const { s } = pool(1);
     // Proof that the scan finds a marker where one is: one assembled at run time (from argv, so that the
