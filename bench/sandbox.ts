@@ -1,20 +1,21 @@
-// Benchmark (issue 12): what one sandbox run costs, in one run, interleaved, on the real engine and image.
+// Benchmark (issues 12, 29): what one pooled sandbox run costs beside the floor inside a started container,
+// in one run, interleaved, on the real engine and image.
 //
-//   npx tsx bench/sandbox.ts [--n 8]
+//   npx tsx bench/sandbox.ts [--n 8] [--burst 20]
 //
-// Four ways to run a trivial program (`pass`) and a pandas program (`import pandas`), each with every
-// hardening option of the sandbox:
-//   cold      today's path without a pool: create + attach + start + run + collect + remove (sandbox.run())
-//   pooled    sandbox.run() with a pool: a pre-started container whose interpreter pre-imported pandas
-//   exec      floor for a fresh interpreter: `docker exec python3 -c ...` into an already started container,
-//             until the exec's output ends
-//   zygote    floor for a pre-imported interpreter: a started container whose PID 1 already imported pandas
-//             gets the script on stdin, until the script's output is complete (a line it prints last;
-//             the container's own exit, ~100-300 ms of teardown here, is not part of the floor, and the
-//             pooled path does not wait for it either)
-//   zygote+exit  the same floor, until the container has stopped (what `docker wait` sees)
-// Rounds rotate the order of the four; what is timed excludes the preparation (starting the floors'
-// containers, refilling the pool), which is done before each timed run.
+// Three programs: trivial (`pass`), pandas (`import pandas`), artifact (writes a 1 MiB out/a.bin). Paths,
+// each with every hardening option of the sandbox:
+//   cold      a container started for the run: create + attach + start + run + collect + remove
+//   pooled    sandbox.run() from a pool of one (pandas pre-imported), refilling once the run is over
+//   handout   the same, refilling when the container is handed out (refillDelayMs 0): the replacement's
+//             start and pandas import share the CPU with the run
+//   floor     the least a started container can do for the program, timed from the host as the pooled run
+//             is: its PID 1 gets a line on stdin, and for trivial fork+execs `python3 -c pass`; for pandas
+//             forks its pre-imported self to run the program; for artifact does the same, then writes the
+//             file's bare bytes to stdout; until its "done" line (and the bytes) are in
+// Rounds rotate the order; what is timed excludes the preparation (starting the floor's container,
+// warming the pool), which is done before each timed run. Then a burst: --burst runs back to back, 300 ms
+// apart (a goal's INSPECT and REFINE), on a pool of one, under each refill policy: how many went cold.
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { parseArgs } from "node:util";
@@ -22,15 +23,18 @@ import type Docker from "dockerode";
 import { createDockerSandbox, DEFAULT_LIMITS, dockerClient, pingDocker, removeLeftovers, sandboxImageTag, type RunRequest } from "@loopsmith/sandbox";
 import { pct } from "./lib/stats";
 
-const { values } = parseArgs({ options: { n: { type: "string", default: "8" } } });
+const { values } = parseArgs({ options: { n: { type: "string", default: "8" }, burst: { type: "string", default: "20" } } });
 const rounds = Number(values.n);
+const burst = Number(values.burst);
 const docker = dockerClient();
 await pingDocker(docker);
 const image = sandboxImageTag();
 const runnerId = `bench-sandbox-${randomBytes(3).toString("hex")}`;
 const cold = createDockerSandbox({ docker, image, runnerId });
 const pooled = createDockerSandbox({ docker, image, runnerId, pool: { size: 1 } });
+const handout = createDockerSandbox({ docker, image, runnerId, pool: { size: 1, refillDelayMs: 0 } });
 pooled.start();
+handout.start();
 
 const L = DEFAULT_LIMITS;
 // The sandbox's hardening, for the floors' containers (see hostConfig in packages/sandbox).
@@ -67,50 +71,56 @@ const hardened = (cmd: string[]): Docker.ContainerCreateOptions => ({
   },
 });
 
-const streamEnd = (s: Duplex) =>
-  new Promise<void>((resolve) => {
-    s.on("data", () => undefined);
-    s.once("end", resolve);
-    s.once("close", resolve);
-    s.once("error", () => resolve());
-  });
+// PID 1 of the floor's container: pandas pre-imported as the pool's is (not for the exec floor: a small
+// parent forks fastest), "ready", then one program.
+const FLOOR_PY = String.raw`
+import json, os, sys
+if sys.argv[1] != "exec":
+    import numpy, pandas
+os.makedirs("/work/out", exist_ok=True)
+os.chdir("/work")
+out = sys.stdout.buffer
+out.write(b"ready\n"); out.flush()
+req = json.loads(sys.stdin.buffer.readline())
+pid = os.fork()
+if pid == 0:
+    if req["mode"] == "exec":
+        os.execvp("python3", ["python3", "-c", req["code"]])
+    exec(req["code"], {"__name__": "__main__"})
+    os._exit(0)
+os.waitpid(pid, 0)
+if req["mode"] == "artifact":
+    with open("/work/out/a.bin", "rb") as f:
+        out.write(f.read())
+out.write(b"done\n"); out.flush()
+`;
 
-/** Prepares a started container for an exec; returns the timed part. */
-async function execFloor(code: string): Promise<() => Promise<number>> {
-  const c = await docker.createContainer(hardened(["sleep", "infinity"]));
-  await c.start();
-  return async () => {
-    const t0 = performance.now();
-    const exec = await c.exec({ Cmd: ["python3", "-c", code], AttachStdout: true, AttachStderr: true, User: "10001:10001", WorkingDir: "/work" });
-    const s = (await exec.start({ hijack: true, stdin: false })) as Duplex;
-    await streamEnd(s);
-    const ms = performance.now() - t0;
-    await c.remove({ force: true });
-    return ms;
-  };
-}
-
-/** Prepares a started container whose PID 1 imported pandas and waits for a script on stdin. */
-async function zygoteFloor(code: string, untilExit = false): Promise<() => Promise<number>> {
-  const c = await docker.createContainer(hardened(["python3", "-c", "import numpy, pandas, sys\nprint('ready', flush=True)\nexec(sys.stdin.read())"]));
+/** Prepares the floor's started container; returns the timed part. */
+async function floor(mode: "exec" | "fork" | "artifact", code: string, expectBytes: number): Promise<() => Promise<number>> {
+  const c = await docker.createContainer(hardened(["python3", "-c", FLOOR_PY, mode]));
   const s = (await c.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
-  let seen = "";
+  let seen = 0;
+  let tail = "";
   let onDone = () => undefined as void;
   const ready = new Promise<void>((r) => {
     s.on("data", (b: Buffer) => {
-      seen += b.toString("latin1");
-      if (seen.includes("ready")) r();
-      if (seen.includes("script-done")) onDone();
+      seen += b.length;
+      tail = (tail + b.toString("latin1")).slice(-64);
+      if (tail.includes("ready")) r();
+      if (tail.includes("done") && seen >= expectBytes) onDone();
     });
   });
   await c.start();
   await ready;
   return async () => {
     const done = new Promise<void>((r) => (onDone = r));
+    tail = "";
+    seen = 0;
     const t0 = performance.now();
-    s.end(`${code}\nprint("script-" + "done", flush=True)\n`);
-    await (untilExit ? c.wait() : done);
+    s.write(JSON.stringify({ mode, code }) + "\n");
+    await done;
     const ms = performance.now() - t0;
+    s.destroy();
     await c.remove({ force: true });
     return ms;
   };
@@ -118,51 +128,81 @@ async function zygoteFloor(code: string, untilExit = false): Promise<() => Promi
 
 const req = (source: string): RunRequest => ({ files: [], script: { filename: "analysis.py", source }, command: ["python3", "analysis.py"], timeoutMs: 60_000 });
 
-async function sandboxRun(which: "cold" | "pooled", source: string): Promise<() => Promise<number>> {
-  if (which === "pooled") await pooled.warm({ timeoutMs: 120_000 });
+async function sandboxRun(which: "cold" | "pooled" | "handout", source: string): Promise<() => Promise<number>> {
+  const sb = which === "cold" ? cold : which === "pooled" ? pooled : handout;
+  if (which !== "cold") await sb.warm({ timeoutMs: 120_000 });
   return async () => {
     const t0 = performance.now();
-    const res = await (which === "cold" ? cold : pooled).run(req(source));
+    const res = await sb.run(req(source));
     const ms = performance.now() - t0;
     if (res.exitCode !== 0) throw new Error(`${which}: exit ${res.exitCode}: ${res.stderr}`);
-    if (res.pooled !== (which === "pooled")) throw new Error(`${which}: the run was ${res.pooled ? "" : "not "}pooled`);
-    await pooled.settled();
+    if (res.pooled !== (which !== "cold")) throw new Error(`${which}: the run was ${res.pooled ? "" : "not "}pooled`);
+    if (source.includes("a.bin") && res.artifacts[0]?.size !== ARTIFACT_BYTES) throw new Error(`${which}: artifact missing`);
+    await sb.settled();
     return ms;
   };
 }
 
-const programs = { trivial: "pass", pandas: "import pandas" } as const;
-const paths = ["cold", "pooled", "exec", "zygote", "zygote+exit"] as const;
+const ARTIFACT_BYTES = 1 << 20;
+const programs = { trivial: "pass", pandas: "import pandas", artifact: "import os\nopen('out/a.bin', 'wb').write(os.urandom(1 << 20))" } as const;
+const floorMode = { trivial: "exec", pandas: "fork", artifact: "artifact" } as const;
+const paths = ["cold", "pooled", "handout", "floor"] as const;
 type Path = (typeof paths)[number];
+type Program = keyof typeof programs;
 const times: Record<string, number[]> = {};
-const prepare = (path: Path, code: string) =>
-  path === "cold" || path === "pooled" ? sandboxRun(path, code) : path === "exec" ? execFloor(code) : zygoteFloor(code, path === "zygote+exit");
+const prepare = (path: Path, name: Program) =>
+  path === "floor" ? floor(floorMode[name], programs[name], name === "artifact" ? ARTIFACT_BYTES : 0) : sandboxRun(path, programs[name]);
 
+/** --burst runs on a pool of one, 300 ms apart: how many found the pool empty, and their median. */
+async function burstRun(sb: typeof pooled): Promise<{ cold: number; ms: number[] }> {
+  await sb.warm({ timeoutMs: 120_000 });
+  let coldRuns = 0;
+  const ms: number[] = [];
+  for (let i = 0; i < burst; i++) {
+    const t0 = performance.now();
+    const res = await sb.run(req(programs.pandas));
+    ms.push(performance.now() - t0);
+    if (!res.pooled) coldRuns++;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  await sb.settled();
+  return { cold: coldRuns, ms };
+}
+
+const bursts: Record<string, { cold: number; ms: number[] }> = {};
 try {
   // Warm-up: the image's first use, the engine's caches, tsx's module loading.
-  for (const path of paths) await (await prepare(path, programs.pandas))();
+  for (const path of paths) await (await prepare(path, "pandas"))();
   for (let r = 0; r < rounds; r++) {
-    for (const [name, code] of Object.entries(programs)) {
+    for (const name of Object.keys(programs) as Program[]) {
       const order = paths.map((_, i) => paths[(i + r) % paths.length]!);
       for (const path of order) {
-        const timed = await prepare(path, code);
+        const timed = await prepare(path, name);
         (times[`${name}/${path}`] ??= []).push(await timed());
       }
     }
   }
+  if (burst > 0) {
+    bursts.handout = await burstRun(handout);
+    bursts.pooled = await burstRun(pooled);
+  }
 } finally {
-  await pooled.close();
+  await Promise.all([pooled.close(), handout.close()]);
   await removeLeftovers(docker, { runnerId });
 }
 
 const med = (k: string) => pct(times[k]!, 50);
+const fmt = (k: string) => `${Math.round(med(k))} (${Math.round(pct(times[k]!, 90))}) ms`;
 console.log(`sandbox bench: ${rounds} interleaved rounds, medians (p90)`);
-console.log(`${"".padEnd(10)}${paths.map((p) => p.padStart(16)).join("")}`);
+console.log(`${"".padEnd(10)}${paths.map((p) => p.padStart(16)).join("")}${"pooled/floor".padStart(16)}`);
 for (const name of Object.keys(programs)) {
-  console.log(`${name.padEnd(10)}${paths.map((p) => `${Math.round(med(`${name}/${p}`))} (${Math.round(pct(times[`${name}/${p}`]!, 90))}) ms`.padStart(16)).join("")}`);
+  const ratio = (med(`${name}/pooled`) / med(`${name}/floor`)).toFixed(2);
+  console.log(`${name.padEnd(10)}${paths.map((p) => fmt(`${name}/${p}`).padStart(16)).join("")}${`${ratio}x`.padStart(16)}`);
 }
-const ratio = (a: string, b: string) => (med(a) / med(b)).toFixed(2);
-console.log(`pooled trivial / exec floor:   ${ratio("trivial/pooled", "trivial/exec")}x (target <= 1.3x)`);
-console.log(`pooled pandas / zygote floor:  ${ratio("pandas/pooled", "pandas/zygote")}x (target <= 1.3x); to its exit: ${ratio("pandas/pooled", "pandas/zygote+exit")}x`);
-console.log(`cold / pooled, trivial:        ${ratio("trivial/cold", "trivial/pooled")}x`);
-console.log(`cold / pooled, pandas:         ${ratio("pandas/cold", "pandas/pooled")}x`);
+console.log(`target: pooled within 1.3x of the floor; floors: trivial fork+exec of python3, pandas a fork of the pre-imported parent, artifact that fork plus the bare bytes`);
+for (const name of Object.keys(programs)) {
+  console.log(`${name}: refill at hand-out / after the run: ${(med(`${name}/handout`) / med(`${name}/pooled`)).toFixed(2)}x; cold / pooled: ${(med(`${name}/cold`) / med(`${name}/pooled`)).toFixed(2)}x`);
+}
+for (const [policy, b] of Object.entries(bursts)) {
+  console.log(`burst of ${burst} pandas runs 300 ms apart, pool of one, refill ${policy === "pooled" ? "after the run" : "at hand-out"}: ${b.cold}/${burst} cold (${Math.round((100 * b.cold) / burst)}%), median ${Math.round(pct(b.ms, 50))} ms`);
+}
