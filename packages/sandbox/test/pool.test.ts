@@ -264,10 +264,11 @@ print(sorted(set(found)))
   }, 120_000);
 
   it("replaces an idle container older than the TTL", async () => {
-    const { s, runnerId } = pool(1, { ttlMs: 2000 });
+    // A TTL a loaded machine can start (and warm) a container within: with 2 s, none became ready in time.
+    const { s, runnerId } = pool(1, { ttlMs: 6000 });
     await s.warm({ timeoutMs: 60_000 });
     const [first] = await containersOf(runnerId);
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, 7500));
     await s.warm({ timeoutMs: 60_000 });
     const now = await containersOf(runnerId);
     expect(now.map((c) => c.Id)).not.toContain(first!.Id);
