@@ -23,7 +23,9 @@ describe("docker/Dockerfile", () => {
     expect(runtime).toMatch(/npm ci --omit=dev/);
     expect(runtime).not.toMatch(/--include=dev/);
     expect(runtime).toMatch(/COPY --from=build \/app\/packages\/db\/src\/generated/);
-    expect(runtime).toMatch(/^CMD \["npx", "tsx", /m);
+    // The processes run compiled JavaScript built in the build stage (scripts/build.ts), not tsx.
+    expect(runtime).toMatch(/^CMD \["node", "--enable-source-maps", "apps\/api\/dist\/server\.mjs"\]$/m);
+    expect(runtime).toMatch(/COPY --from=build \/app\/apps\/api\/dist apps\/api\/dist/);
   });
 
   it("never copies local keys into the image", () => {
@@ -32,7 +34,7 @@ describe("docker/Dockerfile", () => {
 });
 
 describe("package manifests", () => {
-  const workspaces = ["apps/api", "apps/runner", ...fs.readdirSync(path.join(repoRoot, "packages")).map((p) => `packages/${p}`)];
+  const workspaces = ["apps", "packages"].flatMap((group) => fs.readdirSync(path.join(repoRoot, group)).map((p) => `${group}/${p}`));
 
   it("run the production commands with runtime dependencies (tsx is one)", () => {
     const root = manifest("package.json");
