@@ -16,7 +16,7 @@ export interface RunnerProcess {
   /** RUNNER_ID: its sandbox containers carry it as the `loopsmith.runner` label. */
   id: string;
   proc: Spawned;
-  /** Resolves once the runner logged "runner ready" (self-check passed, worker running). */
+  /** Resolves once the runner logged "runner ready" (worker running) and its sandbox self-check passed. */
   ready(timeoutMs?: number): Promise<void>;
   /** SIGKILL: no grace, no clean-up; resolves when the process is gone. */
   kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -54,6 +54,9 @@ export function spawnRunner(opts: { prefix: string; id: string; env?: Record<str
     output: proc.output,
     async ready(timeoutMs = 60_000) {
       await proc.waitFor(/"msg":"runner ready"/, timeoutMs);
+      // A runner takes work before its sandbox self-check ends; these tests stop services, kill runners and
+      // count containers, and want it fully started: the self-check's containers gone, its verdict in.
+      await proc.waitFor(/"msg":"sandbox kills a never-ending program at its time limit"/, timeoutMs);
     },
     async kill() {
       if (alive()) proc.child.kill("SIGKILL");

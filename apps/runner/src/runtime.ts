@@ -241,6 +241,7 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const timers: NodeJS.Timeout[] = [];
+  let stopped = false;
   let beating: NodeJS.Timeout | undefined;
   const heartbeat = async () => {
     await beat();
@@ -283,16 +284,30 @@ export function createRunner(deps: RunnerDeps): Runner {
         () => undefined,
       );
       await heartbeat();
-      const sweeping = setInterval(() => {
-        sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
-      }, config.SWEEP_INTERVAL_MS);
-      sweeping.unref();
-      timers.push(sweeping);
+      // Sweeping (which removes other runners' containers once their heartbeat lapsed) waits for this
+      // runner's own self-check: a runner still starting does not judge its neighbours, and two runners
+      // starting side by side on a starved machine do not take each other's self-check containers for a
+      // dead runner's.
+      const startSweeping = () => {
+        const sweeping = setInterval(() => {
+          sweep().catch((err: unknown) => log.warn({ err }, "sweep failed"));
+        }, config.SWEEP_INTERVAL_MS);
+        sweeping.unref();
+        timers.push(sweeping);
+      };
+      if (opts.sandboxVerified) opts.sandboxVerified.then(
+          () => {
+            if (!stopped) startSweeping();
+          },
+          () => undefined,
+        );
+      else startSweeping();
       void worker.run();
       void deliveryWorker.run();
     },
     sweep,
     async close(force = false) {
+      stopped = true;
       for (const t of timers.splice(0)) clearInterval(t);
       beating = undefined;
       await Promise.all([worker.close(force), deliveryWorker.close(force)]);
