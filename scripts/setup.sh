@@ -127,21 +127,21 @@ fi
 
 # ---------------------------------------------------------------- Prisma client + schema
 bash scripts/prisma-generate.sh
-npx tsx packages/db-tooling/src/migrate-cli.ts
+node --import tsx packages/db-tooling/src/migrate-cli.ts
 
 # ---------------------------------------------------------------- compiled API and runner
 # The processes run plain JavaScript (npm run api / runner, the image, the tests that spawn them).
-npx tsx scripts/build.ts
+node --import tsx scripts/build.ts
 
 # ---------------------------------------------------------------- sandbox image
 if [ -z "${SANDBOX_IMAGE:-}" ]; then
-  tag=$(npx tsx packages/sandbox/src/image-cli.ts tag)
+  tag=$(node --import tsx packages/sandbox/src/image-cli.ts tag)
   if ! docker image inspect "$tag" >/dev/null 2>&1; then
     if [ "${LOOPSMITH_SANDBOX_BUILD:-auto}" != dockerfile ] && ! command -v debootstrap >/dev/null; then
       apt_install debootstrap || say "debootstrap is not available: falling back to the Dockerfile build (needs a registry)"
     fi
   fi
-  npx tsx packages/sandbox/src/image-cli.ts ensure
+  node --import tsx packages/sandbox/src/image-cli.ts ensure
 else
   docker image inspect "$SANDBOX_IMAGE" >/dev/null 2>&1 || die "SANDBOX_IMAGE=$SANDBOX_IMAGE does not exist in the Docker engine."
   say "sandbox image: $SANDBOX_IMAGE (from SANDBOX_IMAGE)"
@@ -150,7 +150,7 @@ fi
 # ---------------------------------------------------------------- Node sandbox image (issue 14)
 # JavaScript and TypeScript goals: built from the Python image plus this host's Node and TypeScript from npm.
 if [ -z "${SANDBOX_NODE_IMAGE:-}" ]; then
-  npx tsx packages/sandbox/src/image-cli.ts ensure node
+  node --import tsx packages/sandbox/src/image-cli.ts ensure node
 else
   docker image inspect "$SANDBOX_NODE_IMAGE" >/dev/null 2>&1 || die "SANDBOX_NODE_IMAGE=$SANDBOX_NODE_IMAGE does not exist in the Docker engine."
   say "Node sandbox image: $SANDBOX_NODE_IMAGE (from SANDBOX_NODE_IMAGE)"

@@ -128,16 +128,23 @@ export async function startLoop(
     }),
     createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: nodeSandboxImageTag(), runnerId: prefix, log, runtime: "node" }),
   );
-  sandbox.start();
   const runnerMetrics = opts.metricsToken ? createRunnerMetrics(sandbox) : undefined;
-  // Ready before the first goal, so that its programs run on the pooled path (not the cold fallback).
-  // A loop aimed at a missing image or engine (to test how that fails) cannot warm a pool: its runs take the
-  // cold path and fail there, as a runner's would.
+  // The pool fills when the loop's runner starts: a loop without one (an API for runner processes or for
+  // requests only) would warm containers nobody takes. Ready before the first goal, so that its programs
+  // run on the pooled path (not the cold fallback). A loop aimed at a missing image or engine (to test how
+  // that fails) cannot warm a pool: its runs take the cold path and fail there, as a runner's would.
   const broken = opts.sandboxImage !== undefined || opts.dockerHost !== undefined;
-  if (sandbox.poolStats().target > 0 && !broken) await sandbox.warm({ timeoutMs: 120_000 });
+  let poolStarted = false;
+  const startPool = async () => {
+    if (poolStarted) return;
+    poolStarted = true;
+    sandbox.start();
+    if (sandbox.poolStats().target > 0 && !broken) await sandbox.warm({ timeoutMs: 120_000 });
+  };
   let runner: Runner | undefined;
   /** `start` as Runner.start takes it (e.g. a sandbox self-check that failed). */
   const startRunner = async (start?: Parameters<Runner["start"]>[0]) => {
+    await startPool();
     runner = createRunner({
       prisma,
       connection,

@@ -14,7 +14,7 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
  */
 export function loopsmithVersion(opts: { configured?: string; repoRoot?: string } = {}): string {
   const root = opts.repoRoot ?? REPO_ROOT;
-  const commit = gitCommit(root);
+  const commit = opts.repoRoot === undefined ? ownCommit() : gitCommit(root);
   if (commit) return `git:${commit}`;
   if (opts.configured) return opts.configured;
   try {
@@ -24,6 +24,14 @@ export function loopsmithVersion(opts: { configured?: string; repoRoot?: string 
     // no package.json to read: say so below
   }
   return "unknown";
+}
+
+// This checkout's commit, asked once per process: three git commands (a status of the whole tree among
+// them) cost 0.2-0.7 s, and an entry point's answer at start-up is the one its provenance records anyway.
+let own: { commit: string | undefined } | undefined;
+function ownCommit(): string | undefined {
+  own ??= { commit: gitCommit(REPO_ROOT) };
+  return own.commit;
 }
 
 function gitCommit(root: string): string | undefined {
