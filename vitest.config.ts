@@ -1,27 +1,20 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 // Integration tests share one Postgres, one Redis and one Docker engine. Every test scopes what it
-// touches (its own queue prefix, tenant, runner ids and container labels), so most files run side by side:
-// three at a time, because much of a file's time is spent waiting (on a container's start, a model's
-// scripted turn, a poll), not on the CPU (two at a time left a third of this 2-core machine idle).
-// Afterwards, in two more phases, run the files that would disturb their neighbours or be disturbed:
-//
-// The durability files kill runners and wait out lock, heartbeat and sweep windows: mostly waiting, so
-// two of them run side by side, with no other files beside them (on a loaded machine, a runner's
-// heartbeat lapsed and a sibling swept its containers).
-const DURABLE = [
-  "tests/durability/crash-resume.test.ts",
-  "tests/durability/stalls.test.ts",
-  "tests/durability/recovery.test.ts",
-  "tests/durability/guards.test.ts",
-];
-// Then one at a time with nothing beside them: the files that take a shared service away from everyone
-// (infra-restart stops Postgres, Redis and the Docker engine), load the machine on purpose (the sandbox
-// exploits: fork, memory and output bombs), or assert on timing that a busy neighbour would change
-// (fairness bounds, a worker killed milliseconds after a delivery, orphans and SIGTERM-ignoring loops
-// ending at once, a slow check cut at its limit). Run side by side on a loaded machine, those failed.
-const ALONE = [
-  "tests/durability/infra-restart.test.ts",
+// touches (its own queue prefix, tenant, runner ids and container labels), so most files run two at a
+// time: much of a file's time is spent waiting (on a container, a model's scripted turn, a poll), not on
+// the CPU. Afterwards, one at a time with nothing beside them, run the files that either take a shared
+// service away from everyone (infra-restart stops Postgres, Redis and the Docker engine), load the machine
+// on purpose (the sandbox exploits: fork, memory and output bombs), or assert on timing that a busy
+// neighbour would change (crash recovery within lock and heartbeat windows, fairness bounds, a worker
+// killed milliseconds after a delivery). Run side by side on a loaded machine, those were the ones that
+// failed.
+const EXCLUSIVE = [
+  "tests/durability/**/*.test.ts",
+  // The sandbox exploits that load the machine on purpose (fork, memory, output and descriptor bombs) or
+  // hold a timing bound (orphans and SIGTERM-ignoring loops end at once, a slow check is cut at its
+  // limit). The other exploits (escapes, secrets, forged results, path spellings) and tests/exploits/judge/
+  // run side by side with the rest.
   "tests/exploits/fork-bomb.test.ts",
   "tests/exploits/memory-bomb.test.ts",
   "tests/exploits/stdout-flood.test.ts",
@@ -58,16 +51,19 @@ export default defineConfig({
           ...common,
           name: "shared",
           include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "tests/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...DURABLE, ...ALONE],
-          maxWorkers: 3,
+          exclude: [...configDefaults.exclude, ...EXCLUSIVE],
+          maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
       {
-        test: { ...common, name: "durable", include: DURABLE, maxWorkers: 2, sequence: { groupOrder: 1 } },
-      },
-      {
-        test: { ...common, name: "alone", include: ALONE, fileParallelism: false, sequence: { groupOrder: 2 } },
+        test: {
+          ...common,
+          name: "exclusive",
+          include: EXCLUSIVE,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

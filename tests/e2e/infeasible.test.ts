@@ -13,7 +13,7 @@ const GIVE_UP = { ...NOT_YET, infeasible: { reason: REASON } };
 
 let loop: Loop;
 beforeAll(async () => {
-  loop = await startLoop();
+  loop = await startLoop({ shared: true });
 });
 afterAll(async () => {
   await loop?.close();

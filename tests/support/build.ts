@@ -1,7 +1,17 @@
 // Vitest global setup: compiles the API and the runner once, before any worker starts, so that the files
 // that spawn them as processes (scripts/lib/proc.ts) find the bundles fresh and none builds beside another.
+// Teardown: the loops that the files of a worker share (startLoop({ shared: true })) are never closed, since
+// no file knows it is the last; their containers are removed here, after every worker has ended.
+import { dockerClient, RUNNER_LABEL, SANDBOX_LABEL } from "@loopsmith/sandbox";
 import { buildAll } from "../../scripts/build";
+import { SHARED_RUNNER_PREFIX } from "./services";
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => Promise<void>> {
   await buildAll();
+  return async () => {
+    const docker = dockerClient();
+    const all = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
+    const left = all.filter((c) => c.Labels[RUNNER_LABEL]?.startsWith(SHARED_RUNNER_PREFIX));
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  };
 }

@@ -1,6 +1,7 @@
 // A LoopSmith on the real services, in this test process: the Fastify app (requests go through
 // app.inject, the full HTTP pipeline without a socket) and a runner on a random queue prefix with the
 // real Docker sandbox. Only the model is scripted (or a local fake OpenAI-compatible server).
+import { randomBytes } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
@@ -17,7 +18,7 @@ import { createApiMetrics } from "../../apps/api/src/metrics";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, createRunnerMetrics, type Runner } from "../../apps/runner/src/runtime";
-import { DATABASE_URL, randomPrefix, REDIS_URL } from "./services";
+import { DATABASE_URL, randomPrefix, REDIS_URL, SHARED_RUNNER_PREFIX } from "./services";
 
 /** States after which a goal does not move by itself. */
 export const RESTING_STATES = ["verified", "failed", "cancelled", "errored", "awaiting_approval"];
@@ -25,8 +26,7 @@ export const RESTING_STATES = ["verified", "failed", "cancelled", "errored", "aw
 
 export type { GoalView };
 
-export async function startLoop(
-  opts: {
+export interface LoopOptions {
     /** Settings of the API and the runner (model, budgets, webhooks, step retries...), as env strings. */
     env?: Record<string, string>;
     /** The runner's settings, when they differ from the API's. */
@@ -48,8 +48,15 @@ export async function startLoop(
     dashboard?: boolean;
     /** The pool's interpreters pre-import numpy and pandas, as a runner's do by default. */
     preimport?: boolean;
-  } = {},
-) {
+  /**
+   * Share the loop (its API, runner, sandbox pool and queue prefix) with the other files of this test
+   * worker that ask for the same options: each file gets a tenant of its own, and its close() waits
+   * until the goals it left have rested (cancelling its own) instead of tearing the loop down.
+   */
+  shared?: boolean;
+}
+
+async function createLoop(opts: LoopOptions = {}) {
   const env: Record<string, string> = {
     LOOPSMITH_SCRIPTED_MODEL: "true",
     MODEL_HTTP_RETRIES: "0",
@@ -163,53 +170,57 @@ export async function startLoop(
   };
   if (opts.runner !== false) await startRunner();
 
-  /** Any request, as the loop's tenant unless another key (or none: null) is given. */
-  const request = async (
-    method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH",
-    url: string,
-    o: { body?: unknown; headers?: Record<string, string>; key?: string | null } = {},
-  ) => {
-    const key = o.key === undefined ? tenant.api_key : o.key;
-    const res = await app.inject({
-      method,
-      url,
-      payload: o.body as object | undefined,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...o.headers },
-    });
-    let body: unknown = res.body;
-    try {
-      body = res.json();
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: res.statusCode, body: body as Record<string, unknown>, headers: res.headers };
-  };
-  const post = async (body: unknown, o: { headers?: Record<string, string>; key?: string | null } = {}) => request("POST", "/goals", { body, ...o });
-  const get = async (id: string, o: { key?: string | null } = {}) => {
-    const res = await request("GET", `/goals/${id}`, o);
-    return { status: res.status, body: res.body as unknown as GoalView };
-  };
-  /** Submits a goal (expecting 202) and polls until it ends. */
-  const run = async (body: unknown, timeoutMs = 120_000): Promise<GoalView> => {
-    const res = await post(body);
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    return waitForEnd(res.body.id as string, timeoutMs);
-  };
-  /** Polls until the goal rests (a terminal state, errored or awaiting approval) or reaches one of `until`. */
-  const waitForEnd = async (id: string, timeoutMs = 120_000, until: string[] = RESTING_STATES): Promise<GoalView> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      // The goal's state alone while it moves (one indexed row), the whole view through the API once it
-      // rests: a GoalView per poll cost ~10 ms of CPU, and the suite is CPU-bound.
-      const row = await prisma.goal.findUnique({ where: { id }, select: { state: true } }).catch(() => null);
-      if (row === null || until.includes(row.state) || Date.now() > deadline) {
-        const { body } = await get(id);
-        if (until.includes(body.state)) return body;
-        if (Date.now() > deadline) throw new Error(`goal ${id} still in ${body.state} after ${timeoutMs} ms; tape: ${body.tape}`);
-        if (row === null) throw new Error(`goal ${id} is not there: ${JSON.stringify(body)}`);
+  /** The request helpers of one tenant of this loop. */
+  const forTenant = (tenant: CreatedTenant) => {
+    /** Any request, as the loop's tenant unless another key (or none: null) is given. */
+    const request = async (
+      method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH",
+      url: string,
+      o: { body?: unknown; headers?: Record<string, string>; key?: string | null } = {},
+    ) => {
+      const key = o.key === undefined ? tenant.api_key : o.key;
+      const res = await app.inject({
+        method,
+        url,
+        payload: o.body as object | undefined,
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...o.headers },
+      });
+      let body: unknown = res.body;
+      try {
+        body = res.json();
+      } catch {
+        // not JSON: keep the text
       }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return { status: res.statusCode, body: body as Record<string, unknown>, headers: res.headers };
+    };
+    const post = async (body: unknown, o: { headers?: Record<string, string>; key?: string | null } = {}) => request("POST", "/goals", { body, ...o });
+    const get = async (id: string, o: { key?: string | null } = {}) => {
+      const res = await request("GET", `/goals/${id}`, o);
+      return { status: res.status, body: res.body as unknown as GoalView };
+    };
+    /** Submits a goal (expecting 202) and polls until it ends. */
+    const run = async (body: unknown, timeoutMs = 120_000): Promise<GoalView> => {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return waitForEnd(res.body.id as string, timeoutMs);
+    };
+    /** Polls until the goal rests (a terminal state, errored or awaiting approval) or reaches one of `until`. */
+    const waitForEnd = async (id: string, timeoutMs = 120_000, until: string[] = RESTING_STATES): Promise<GoalView> => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        // The goal's state alone while it moves (one indexed row), the whole view through the API once it
+        // rests: a GoalView per poll cost ~10 ms of CPU, and the suite is CPU-bound.
+        const row = await prisma.goal.findUnique({ where: { id }, select: { state: true } }).catch(() => null);
+        if (row === null || until.includes(row.state) || Date.now() > deadline) {
+          const { body } = await get(id);
+          if (until.includes(body.state)) return body;
+          if (Date.now() > deadline) throw new Error(`goal ${id} still in ${body.state} after ${timeoutMs} ms; tape: ${body.tape}`);
+          if (row === null) throw new Error(`goal ${id} is not there: ${JSON.stringify(body)}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    return { tenant, request, post, get, run, waitForEnd };
   };
   const close = async () => {
     await runner?.close();
@@ -223,9 +234,48 @@ export async function startLoop(
     await prisma.$disconnect();
   };
   const metrics = { api: apiMetrics, runner: runnerMetrics };
-  return { app, prisma, prefix, queue, webhookQueue, secretBox, tenant, request, post, get, run, waitForEnd, startRunner, close, runner: () => runner, sandbox, metrics };
+  return { app, prisma, prefix, queue, webhookQueue, secretBox, ...forTenant(tenant), withTenant: forTenant, startRunner, close, runner: () => runner, sandbox, metrics };
 }
-export type Loop = Awaited<ReturnType<typeof startLoop>>;
+export type Loop = Awaited<ReturnType<typeof createLoop>>;
+
+/** A LoopSmith on the real services, in this test process (see LoopOptions.shared). */
+export async function startLoop(opts: LoopOptions = {}): Promise<Loop> {
+  if (!opts.shared) return createLoop(opts);
+  const { shared: _, ...own } = opts;
+  const key = JSON.stringify(own);
+  let core = sharedLoops.get(key);
+  if (!core) {
+    core = createLoop({ ...own, prefix: `${SHARED_RUNNER_PREFIX}${randomBytes(4).toString("hex")}` });
+    sharedLoops.set(key, core);
+    core.catch(() => sharedLoops.delete(key));
+  }
+  const loop = await core;
+  const tenant = await createTenant(loop.prisma, { name: `${loop.prefix}-tenant`, secretBox: loop.secretBox });
+  const mine = loop.withTenant(tenant);
+  return { ...loop, ...mine, close: () => settleShared(loop, mine) };
+}
+
+// The files of a worker share its module graph (isolate: false), so this map outlives a file. The loops
+// in it are never closed: the worker ends with the run, and the suite's teardown (tests/support/build.ts)
+// removes their containers, which carry SHARED_RUNNER_PREFIX in their runner label.
+const sharedLoops = new Map<string, Promise<Loop>>();
+
+/**
+ * The end of one file's use of a shared loop: its own goals that still move are cancelled, and every goal
+ * of the loop's tenants has rested and every container run has been removed before the next file starts,
+ * so that nothing of this file runs (or is counted) in the next one's time.
+ */
+async function settleShared(loop: Loop, mine: ReturnType<Loop["withTenant"]>): Promise<void> {
+  const moving = () =>
+    loop.prisma.goal.findMany({ where: { tenant: { name: { startsWith: loop.prefix } }, state: { notIn: RESTING_STATES } }, select: { id: true, tenantId: true } });
+  for (const g of await moving()) if (g.tenantId === mine.tenant.tenant_id) await mine.request("POST", `/goals/${g.id}/cancel`);
+  const deadline = Date.now() + 120_000;
+  for (let left = await moving(); left.length > 0; left = await moving()) {
+    if (Date.now() > deadline) throw new Error(`a shared loop's goals still move 120 s after their file ended: ${left.map((g) => g.id).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await loop.sandbox.settled();
+}
 
 /**
  * A goal whose (scripted) program is `source`: one attempt, an inspector that never verifies. For hostile

@@ -9,6 +9,9 @@ import { freePort } from "../../scripts/lib/stack";
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres:postgres@127.0.0.1:5432/loopsmith";
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
+/** The queue prefix and runner id of a loop shared by the files of a worker start with this. */
+export const SHARED_RUNNER_PREFIX = "lstest-shared-";
+
 export function randomPrefix(label: string): string {
   return `lstest-${label}-${randomBytes(4).toString("hex")}`;
 }

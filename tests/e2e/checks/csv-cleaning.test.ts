@@ -7,7 +7,7 @@ import { startLoop, type Loop } from "../../support/loop";
 
 let loop: Loop;
 beforeAll(async () => {
-  loop = await startLoop({ preimport: true });
+  loop = await startLoop({ shared: true, preimport: true });
 });
 afterAll(async () => {
   await loop?.close();

@@ -7,7 +7,7 @@ import { startLoop, type Loop } from "../../support/loop";
 
 let loop: Loop;
 beforeAll(async () => {
-  loop = await startLoop();
+  loop = await startLoop({ shared: true });
 });
 afterAll(async () => {
   await loop?.close();

@@ -67,7 +67,7 @@ describe("the evaluator's self-test", () => {
   });
 
   it("passes a sound definition of done: the probes and fixtures are on the tape, the endless probe was killed, and the goal goes on", async () => {
-    loop = await startLoop();
+    loop = await startLoop({ shared: true });
     const goal = await loop.run(
       csvGoal({
         good: [
@@ -93,7 +93,7 @@ describe("the evaluator's self-test", () => {
   });
 
   it("judges program fixtures of a function goal through the checks' own runs", async () => {
-    loop = await startLoop();
+    loop = await startLoop({ shared: true });
     const fib = (body: string) => `def fib(n):\n${body}\n`;
     const goal = await loop.run({
       ...checkedGoal({

@@ -12,7 +12,7 @@ type SelfTest = { ok: boolean; probes: { probe: string; kind: string; ok: boolea
 
 let loop: Loop;
 beforeAll(async () => {
-  loop = await startLoop();
+  loop = await startLoop({ shared: true });
 });
 afterAll(async () => {
   await loop?.close();
