@@ -31,6 +31,10 @@ export const runnerConfigSchema = baseConfigSchema
     SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
     SANDBOX_POOL_TTL_MS: z.coerce.number().int().min(10_000).default(600_000),
     SANDBOX_POOL_MAX_IDLE_MB: z.coerce.number().int().min(0).default(2048),
+    // A handed-out container's replacement starts when its run ends, or after this long if the run is still
+    // going (a container start and an interpreter's imports would compete with the program for the CPU);
+    // 0 starts it at hand-out.
+    SANDBOX_POOL_REFILL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
     SANDBOX_PREIMPORT: z
       .string()
       .regex(/^none$|^[A-Za-z_][A-Za-z0-9_.]*(,[A-Za-z_][A-Za-z0-9_.]*)*$/, 'comma-separated module names, or "none"')
@@ -120,10 +124,13 @@ function timestamp() {
 export type RunnerConfig = z.output<typeof runnerConfigSchema>;
 
 /** The sandbox pool's settings from the runner's config (see createDockerSandbox). */
-export function sandboxPoolOptions(config: Pick<RunnerConfig, "SANDBOX_POOL_SIZE" | "SANDBOX_POOL_TTL_MS" | "SANDBOX_POOL_MAX_IDLE_MB" | "SANDBOX_PREIMPORT" | "RUNNER_CONCURRENCY">) {
+export function sandboxPoolOptions(
+  config: Pick<RunnerConfig, "SANDBOX_POOL_SIZE" | "SANDBOX_POOL_TTL_MS" | "SANDBOX_POOL_MAX_IDLE_MB" | "SANDBOX_POOL_REFILL_DELAY_MS" | "SANDBOX_PREIMPORT" | "RUNNER_CONCURRENCY">,
+) {
   return {
     size: config.SANDBOX_POOL_SIZE ?? config.RUNNER_CONCURRENCY,
     ttlMs: config.SANDBOX_POOL_TTL_MS,
+    refillDelayMs: config.SANDBOX_POOL_REFILL_DELAY_MS,
     maxIdleBytes: config.SANDBOX_POOL_MAX_IDLE_MB * 1024 * 1024,
     preimport: config.SANDBOX_PREIMPORT === "none" ? [] : config.SANDBOX_PREIMPORT.split(",").filter((m) => m.length > 0),
   };
