@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, paths } from "@loopsmith/db-tooling";
-import { dropDatabase, tempDatabaseName, urlForDatabase } from "./temp-db";
+import { dropDatabase, tempDatabaseName, urlForDatabase } from "../../db-tooling/test/temp-db";
 
 // The generated client is git-ignored; generation is skipped when up to date (stamp file), so this is cheap.
 execFileSync("bash", [path.join(paths.repoRoot, "scripts", "prisma-generate.sh")], { stdio: "ignore" });
