@@ -556,6 +556,9 @@ def start_judge(judge, env, to_program, from_program):
         os.dup2(null, 0)
         os.close(null)
         drop_privileges(JUDGE_UID)
+        # Everything the judge creates (the tests' temporary files, bytecode, reports) is its own alone,
+        # unless it hands a file over (test_suite's bridge does, for a path the tests pass the program).
+        os.umask(0o077)
         place_fds([to_program, from_program])
         os.chdir(os.path.join(WORK, judge["cwd"]))
         for s in (signal.SIGPIPE, signal.SIGXFSZ):

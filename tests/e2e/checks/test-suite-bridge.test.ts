@@ -199,3 +199,138 @@ describe("isolation none", () => {
     expect(outcome.findings.map((f) => f.where).sort()).toEqual(["test_bridge::test_callback_refused failed", "test_bridge::test_liar_cannot_cross failed"]);
   }, 180_000);
 });
+
+// Files the tests hand to the program: a path in the judge's temporary directory (tmp_path, tmpdir, tempfile)
+// passed to the program is opened to it, and nothing else is. The second half of the suite is a program
+// that tries to read what it was not given: a sibling of a file it got, the directory above, a path it
+// named itself and the tests passed back, a link it planted into a directory it was handed.
+const FILES_SOLUTION = String.raw`import os, pathlib
+def load(p):
+    out = {}
+    with open(p) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                k, v = line.split(",")
+                out[k] = int(v)
+    return out
+def kind(p):
+    return type(p).__name__
+def joined(p, name):
+    return p / name
+def total(src, out):
+    t = sum(load(src).values())
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    pathlib.Path(out).write_text("%d\n" % t)
+def load_dir(d):
+    out = {}
+    for root, _, files in os.walk(d):
+        for f in sorted(files):
+            if f.endswith(".csv"):
+                out.update(load(os.path.join(root, f)))
+    return out
+def attempt(fn):
+    try:
+        fn()
+        return "done"
+    except PermissionError:
+        return "PermissionError"
+def sibling(p, name):
+    return os.path.join(os.path.dirname(p), name)
+def peek_sibling(p, name):
+    return attempt(lambda: open(sibling(p, name)).read())
+def list_parent(p):
+    return attempt(lambda: os.listdir(os.path.dirname(p)))
+def read(p):
+    return attempt(lambda: open(p).read())
+def remove(p):
+    return attempt(lambda: os.remove(p))
+def plant(box):
+    os.symlink(os.path.join(os.path.dirname(str(box)), "secret"), os.path.join(str(box), "link"))
+def read_through(box):
+    return attempt(lambda: open(os.path.join(str(box), "link", "answer.txt")).read())
+def snoop():
+    found = []
+    for root, _, files in os.walk("/tmp"):
+        for f in files:
+            if attempt(lambda: open(os.path.join(root, f)).read()) == "done":
+                found.append(f)
+    return sorted(found)
+`;
+
+const FILES_TESTS = String.raw`import os, tempfile
+import solution
+
+def test_a_file_given_as_text_or_path(tmp_path):
+    p = tmp_path / "scores.csv"
+    p.write_text("ana,90\n")
+    assert solution.load(str(p)) == {"ana": 90}
+    assert solution.load(p) == {"ana": 90}
+
+def test_a_path_crosses_as_a_path(tmp_path):
+    assert solution.kind(tmp_path) == "PosixPath"
+    assert solution.joined(tmp_path, "x") == tmp_path / "x"
+
+def test_an_output_the_program_writes(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_text("ana,1\nben,2\n")
+    out = tmp_path / "out" / "total.txt"
+    solution.total(src, out)
+    assert out.read_text() == "3\n"
+
+def test_a_directory(tmp_path):
+    (tmp_path / "a.csv").write_text("x,1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "c.csv").write_text("z,3\n")
+    assert solution.load_dir(tmp_path) == {"x": 1, "z": 3}
+    assert solution.remove(str(tmp_path / "a.csv")) == "PermissionError"
+
+def test_tmpdir_and_tempfile(tmpdir):
+    p = tmpdir.join("s.csv")
+    p.write("q,5\n")
+    assert solution.load(p) == {"q": 5}
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        f.write("r,6\n")
+    assert solution.load(f.name) == {"r": 6}
+    os.remove(f.name)
+
+def test_nothing_else_is_handed_over(tmp_path):
+    given = tmp_path / "given.csv"
+    given.write_text("ana,1\n")
+    (tmp_path / "expected.txt").write_text("42\n")
+    other = tmp_path / "private"
+    other.mkdir()
+    (other / "x.txt").write_text("x")
+    assert solution.load(given) == {"ana": 1}
+    assert solution.peek_sibling(given, "expected.txt") == "PermissionError"
+    assert solution.list_parent(str(given)) == "PermissionError"
+    assert solution.remove(str(given)) == "PermissionError"
+    # A path the program names is never handed over, even when the tests pass it back.
+    named = solution.sibling(str(given), "expected.txt")
+    assert solution.read(named) == "PermissionError"
+    assert solution.snoop() == []
+
+def test_a_planted_link_is_not_followed(tmp_path):
+    box = tmp_path / "box"
+    box.mkdir()
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "answer.txt").write_text("42\n")
+    solution.plant(box)
+    assert solution.load_dir(box) == {}
+    assert solution.read_through(box) == "PermissionError"
+`;
+
+describe("files the tests hand to the program (pooled)", () => {
+  it("a path in the temporary directory reaches the program, and only that path: 7 tests pass", async () => {
+    const spec: CheckSpec = { id: "test_suite", kind: "deterministic", description: "", params: { tests: ["test_files.py"], module: "solution", min_tests: 7 } };
+    const checkerFiles = [{ name: "test_files.py", content: Buffer.from(FILES_TESTS) }];
+    const program = { filename: "solution.py", source: FILES_SOLUTION };
+    const [req] = planCheckRuns(spec, { program, checkerFiles, inputs: [] });
+    const { files, ...rest } = req!;
+    await pooled.warm({ n: 1, timeoutMs: 120_000 });
+    const res = await pooled.run({ files: [], workFiles: files, ...rest, purpose: "check" });
+    const ctx: VerifyContext = { exitCode: 0, timedOut: false, oomKilled: false, stdout: "", stderr: "", durationMs: 0, artifacts: [], artifactErrors: [], inputs: [], checkerFiles, program, runs: [] };
+    const outcome = runCheck(spec, ctx, [{ ...res, artifacts: [], ...(res.judge ? { judge: { ...res.judge } } : {}) }]);
+    expect(outcome.message, `${outcome.findings.map((f) => f.note).join("\n")}\n${res.stderr}`).toBe("7 tests: 7 passed, 0 failed, 0 errors, 0 skipped");
+  }, 180_000);
+});

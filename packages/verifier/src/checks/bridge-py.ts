@@ -12,7 +12,7 @@ import base64, datetime, decimal, fractions, json, math, sys
 
 MAX_DEPTH = 100
 TAGS = ("$float", "$tuple", "$set", "$frozenset", "$dict", "$bytes", "$bytearray", "$complex", "$decimal", "$fraction",
-        "$datetime", "$date", "$time", "$timedelta", "$range", "$ndarray", "$npscalar", "$namedtuple", "$enum", "$handle", "$live")
+        "$datetime", "$date", "$time", "$timedelta", "$range", "$ndarray", "$npscalar", "$namedtuple", "$enum", "$path", "$handle", "$live")
 
 
 class Unsendable(TypeError):
@@ -65,6 +65,10 @@ def encode(v, other, depth=0):
         return {"$timedelta": [v.days, v.seconds, v.microseconds]}
     if t is range:
         return {"$range": [v.start, v.stop, v.step]}
+    # A filesystem path (pytest's tmp_path) crosses as one: the other side gets a pathlib.Path of the same text.
+    pathlib = sys.modules.get("pathlib")
+    if pathlib is not None and isinstance(v, pathlib.PurePath):
+        return {"$path": str(v)}
     enum = sys.modules.get("enum")
     if enum is not None and isinstance(v, enum.Enum):
         return {"$enum": {"type": str(t.__name__), "name": str(v.name), "value": encode(v.value, other, d)}}
@@ -138,6 +142,9 @@ def decode(v, special, depth=0):
     if tag == "$range":
         a, b, c = _list(x, 3)
         return range(_int(a), _int(b), _int(c))
+    if tag == "$path":
+        import pathlib
+        return pathlib.Path(_str(x))
     if tag == "$namedtuple":
         return namedtuple_value(_obj(x, ("type", "fields", "values")), special, d)
     if tag == "$ndarray":
@@ -623,7 +630,12 @@ def _special(tag, x, depth):
 
 
 def _decode(v):
-    return wire.decode(v, _special)
+    got = wire.decode(v, _special)
+    # A path the program names is never handed over on its behalf (see _hand_over).
+    for p in _paths_in(got):
+        if len(_named_by_program) < 100000:
+            _named_by_program.add(p)
+    return got
 
 
 # ---------------------------------------------------------------- the program's own lists, dicts and sets
@@ -734,6 +746,10 @@ def _other(v, depth):
         return {"$handle": {"id": v.__dict__["_ls_id"]}}
     if isinstance(v, wire.EnumValue):
         return {"$enum": {"type": v.type, "name": v.name, "value": wire.encode(v.value, _other, depth + 1)}}
+    if not isinstance(v, RemoteObject) and isinstance(v, os.PathLike):
+        p = os.fspath(v)
+        if type(p) is str:
+            return {"$path": p}
     what = "a function" if callable(v) else "a value of type %s" % type(v).__name__
     raise wire.Unsendable("test_suite runs the solution in a process of its own, and %s cannot be sent to it: "
                           "only plain data (numbers, strings, lists, tuples, dicts, sets, bytes...) and the "
@@ -741,6 +757,8 @@ def _other(v, depth):
 
 
 def _encode(v):
+    for p in _paths_in(v):
+        _hand_over(p)
     try:
         return wire.encode(v, _other)
     except wire.Unsendable as e:
@@ -786,6 +804,100 @@ def _method(obj, name, *args):
     value, mutated = _request({"op": "method", "target": object.__getattribute__(obj, "_ls_id"), "name": name, "args": _encode(list(args))})
     _apply_mutations(args, {}, mutated)
     return value
+
+
+# ---------------------------------------------------------------- files the tests hand to the program
+# The judge creates everything private (umask 077, and pytest makes its temporary directories 0700), so
+# the program's process cannot read what the tests write. A test that passes the program a path in the
+# temporary directory (tmp_path, tmpdir, tempfile) hands that file or directory over: the judge opens it
+# to the program's uid, and nothing else. A file: readable and writable. A directory: listable, with every
+# file in it, and the program may add entries but never remove or rename the tests' (sticky). A path that
+# does not exist yet (an output to write): the nearest directory above it lets the program create entries,
+# without listing it. The directories above get search permission only, so the tests' other files stay
+# out of reach, named or not. A path the program itself sent the tests is never handed over.
+
+import stat, tempfile  # noqa: E402
+
+_TMP = os.path.realpath(tempfile.gettempdir())
+_ME = os.getuid()
+_named_by_program = set()
+
+
+def _paths_in(v, depth=0, out=None):
+    """Absolute paths among a value's strings and path objects (containers walked a few levels deep)."""
+    if out is None:
+        out = []
+    if depth > 20 or len(out) > 1000:
+        return out
+    if type(v) is str:
+        if v.startswith("/") and len(v) < 4096 and "\0" not in v:
+            out.append(v)
+    elif isinstance(v, (RemoteObject, RemoteFunction)):
+        pass
+    elif isinstance(v, dict):
+        for k, x in dict.items(v):
+            _paths_in(k, depth + 1, out)
+            _paths_in(x, depth + 1, out)
+    elif isinstance(v, (list, tuple, set, frozenset)):
+        for x in v:
+            _paths_in(x, depth + 1, out)
+    elif isinstance(v, os.PathLike):
+        p = os.fspath(v)
+        if type(p) is str:
+            _paths_in(p, depth, out)
+    return out
+
+
+def _open_up(path, add):
+    """Adds permission bits to one of the judge's own files or directories (never through a link)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if st.st_uid != _ME or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        add &= ~stat.S_ISVTX
+    try:
+        os.chmod(path, stat.S_IMODE(st.st_mode) | add)
+    except OSError:
+        pass
+
+
+def _hand_over(p):
+    if _TMP == "/" or p in _named_by_program:
+        return
+    try:
+        real = os.path.realpath(p)
+    except (OSError, ValueError):
+        return
+    if not real.startswith(_TMP + "/") or real in _named_by_program:
+        return
+    try:
+        st = os.lstat(real)
+    except OSError:
+        st = None
+    parent = os.path.dirname(real)
+    if st is None:
+        while parent != _TMP and not os.path.isdir(parent):
+            parent = os.path.dirname(parent)
+        if parent == _TMP:
+            return
+        _open_up(parent, stat.S_IWOTH | stat.S_IXOTH | stat.S_ISVTX)
+    elif stat.S_ISDIR(st.st_mode):
+        seen = 0
+        for root, dirs, files in os.walk(real):
+            _open_up(root, stat.S_IRWXO | stat.S_ISVTX)
+            for f in files:
+                _open_up(os.path.join(root, f), stat.S_IROTH | stat.S_IWOTH)
+            seen += 1 + len(files)
+            if seen > 10000:
+                break
+    else:
+        _open_up(real, stat.S_IROTH | stat.S_IWOTH)
+    while parent.startswith(_TMP + "/"):
+        _open_up(parent, stat.S_IXOTH)
+        parent = os.path.dirname(parent)
 
 
 # ---------------------------------------------------------------- proxies
