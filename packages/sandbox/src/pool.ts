@@ -47,6 +47,13 @@ export interface Pool {
   /** A live idle container that can take a run of `timeoutMs` (a ready one first), out of the pool for good. */
   take(timeoutMs: number, purpose: string): Taken | undefined;
   /**
+   * As take, but when the pool is empty while a container for it is being made (the last run's
+   * replacement), waits for that one (up to MAKING_WAIT_MS) rather than returning nothing: it has a head
+   * start on a cold container started now, which would also compete with it for the CPU. One run waits
+   * per container being made; the others go cold at once.
+   */
+  next(timeoutMs: number, purpose: string): Promise<Taken | undefined>;
+  /**
    * The taken container's run is over: starts its replacement, and removes it once its rename is done, in
    * the background (Containers.settled waits for it).
    */
@@ -58,6 +65,9 @@ export interface Pool {
   warm(o?: { n?: number; timeoutMs?: number }): Promise<void>;
   poolStats(): { idle: number; ready: number; target: number; creating: boolean };
 }
+
+/** How long a run waits for the container being made before it starts its own (a bound for a hung engine). */
+export const MAKING_WAIT_MS = 10_000;
 
 /**
  * `target` idle containers at most (the owner derives it from PoolOptions.size and maxIdleBytes); nothing
@@ -78,6 +88,10 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
   let deferred: NodeJS.Timeout | undefined;
   const readyWaiters = new Set<() => void>();
   const notify = () => readyWaiters.forEach((f) => f());
+  // A container for the pool is being made right now (not a pause after a refusal), and the runs waiting for it.
+  let making = false;
+  const arrivals = new Set<() => void>();
+  const arrived = () => arrivals.forEach((f) => f());
 
   const discard = (w: Warm, why: string) => {
     const i = idle.indexOf(w);
@@ -126,16 +140,22 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
     filling = (async () => {
       while (!closed && idle.length < target) {
         try {
-          const w = await createWarm();
+          making = true;
+          const w = await createWarm().finally(() => {
+            making = false;
+          });
           if (closed) {
             w.dead = true;
             w.io.stream.destroy();
             await containers.remove(w.container);
+            arrived();
             break;
           }
           idle.push(w);
           failures = 0;
+          arrived();
         } catch (e) {
+          arrived();
           // The engine refused (or hiccuped): runs go cold meanwhile; try again after a growing pause.
           failures++;
           const pauseMs = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
@@ -171,6 +191,22 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
     });
     w.dead = true;
     return Object.assign(w, { renamed });
+  }
+
+  async function next(timeoutMs: number, purpose: string): Promise<Taken | undefined> {
+    const now = take(timeoutMs, purpose);
+    if (now || !making || arrivals.size > 0 || closed) return now;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        arrivals.delete(done);
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(done, MAKING_WAIT_MS);
+      t.unref();
+      arrivals.add(done);
+    });
+    return take(timeoutMs, purpose);
   }
 
   /** After a hand-out: refill when the run ends (release), or once refillDelayMs passed without that. */
@@ -209,6 +245,7 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
 
   async function close(): Promise<void> {
     closed = true;
+    arrived();
     if (ttlTimer) clearInterval(ttlTimer);
     if (deferred) clearTimeout(deferred);
     wakeBackoff?.();
@@ -244,5 +281,5 @@ export function createPool(deps: { containers: Containers; options: PoolOptions;
   const poolStats = () => ({ idle: idle.length, ready: idle.filter((w) => w.ready).length, target, creating: filling !== undefined });
   const inProcess = (req: RunRequest) => preimport && runsInProcess(req);
 
-  return { take, release, inProcess, start, close, warm, poolStats };
+  return { take, next, release, inProcess, start, close, warm, poolStats };
 }

@@ -101,7 +101,7 @@ export function createDockerSandbox(opts: {
     if ((req.runtime ?? "python") !== runtime) throw new Error(`sandbox: this sandbox runs ${runtime} (image ${image}), not ${req.runtime ?? "python"}`);
     const [img, input] = await Promise.all([containers.imageRef(), packInputs(req)]);
     const purpose = req.purpose ?? "program";
-    for (let w = pool.take(req.timeoutMs, purpose); w; w = pool.take(req.timeoutMs, purpose)) {
+    for (let w = await pool.next(req.timeoutMs, purpose); w; w = await pool.next(req.timeoutMs, purpose)) {
       try {
         const res = await execute(deps, w, req, { input, img, pooled: true, inProcess: pool.inProcess(req) });
         if (res) return res;

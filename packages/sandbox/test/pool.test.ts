@@ -289,6 +289,21 @@ print(sorted(set(found)))
     expect(await s.run(script("print(1)"))).toMatchObject({ exitCode: 0, pooled: true });
   }, 120_000);
 
+  // A run that came while its replacement was being made went cold: a second container start beside the
+  // first, on the same cores, for a run the first would have served sooner.
+  it("a run that finds the pool empty while its replacement is being made waits for that container instead of starting a cold one", async () => {
+    const { s, runnerId } = pool(1);
+    await s.warm({ timeoutMs: 60_000 });
+    expect(await s.run(script("print(1)"))).toMatchObject({ exitCode: 0, pooled: true });
+    // The replacement is being made now (its refill starts when the run ends).
+    expect(s.poolStats()).toMatchObject({ creating: true });
+    const res = await s.run(script("import socket\nprint(socket.gethostname())"));
+    expect(res).toMatchObject({ exitCode: 0, pooled: true });
+    // One container per run: no cold container was started beside the one being made.
+    await s.settled();
+    expect((await containersOf(runnerId)).filter((c) => sandboxPurpose(c) !== "idle")).toEqual([]);
+  }, 120_000);
+
   it("refills during a run that outlasts refillDelayMs, so that a long run does not leave the pool empty", async () => {
     const { s } = pool(1, { refillDelayMs: 300 });
     await s.warm({ timeoutMs: 60_000 });
