@@ -3,11 +3,13 @@ import { createHash } from "node:crypto";
 // tenant does not exist here.
 import { tapeString, type FailureReason, type State } from "@loopsmith/machine";
 import {
+  checkFlaky,
   failureReport,
   inspection,
   MODEL_CALL_RESERVED,
   POSSIBLY_BILLED,
   storedBudgets,
+  type CheckFlaky,
   type FailureReport,
   type GoalView,
   type ModelSpec,
@@ -62,7 +64,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       const effective = (r.params ?? {}) as Record<string, unknown>;
       if (r.checkId !== c.id) continue;
       if (resultMatchesParams(effective, c.params))
-        return { attempt: r.attempt, passed: r.passed, message: r.message, feedback: r.feedback, findings: r.findings as Finding[] };
+        return { attempt: r.attempt, passed: r.passed, message: r.message, feedback: r.feedback, findings: r.findings as Finding[], ...flakyOf(r.flaky) };
     }
     return null;
   };
@@ -253,7 +255,7 @@ export async function buildFailureReport(tx: Tx, goalId: string, reason: string,
           stderr_tail: lastExec.stderr.slice(-TAIL),
         }
       : null,
-    failing_checks: failing.map((c) => ({ id: c.checkId, message: c.message })),
+    failing_checks: failing.map((c) => ({ id: c.checkId, message: c.message, ...flakyOf(c.flaky) })),
     last_diagnosis: diagnosis ?? null,
     last_script: script,
     ...(declared ? { infeasible: declared } : {}),
@@ -273,4 +275,10 @@ function webhookView(webhook: unknown): GoalView["webhook"] {
   const w = webhook as { url?: unknown; payload?: unknown; disabled_at?: unknown } | null;
   if (!w || typeof w.url !== "string") return null;
   return { url: w.url, payload: w.payload === "thin" ? "thin" : "full", disabled_at: typeof w.disabled_at === "string" ? w.disabled_at : null };
+}
+
+/** A stored check result's flaky record ({runs, passed}), as the view shows it: absent when the runs agreed. */
+function flakyOf(stored: unknown): { flaky?: CheckFlaky } {
+  const parsed = checkFlaky.safeParse(stored);
+  return parsed.success ? { flaky: parsed.data } : {};
 }

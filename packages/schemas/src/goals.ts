@@ -2,7 +2,7 @@ import { ERROR_CATALOG, type ErrorCode } from "@loopsmith/core";
 import { FAILURE_REASONS, ON_INFEASIBLE, STATES } from "@loopsmith/machine";
 import { receiptKeySet, receiptSchema } from "@loopsmith/receipts";
 import { z } from "zod";
-import { checkFinding, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePathProblem } from "./loop";
+import { checkFinding, checkFlaky, checkSpec, inspection, LANGUAGES, modelProviders, modelSpec, RESULT_FILE, workspacePathProblem } from "./loop";
 
 // The public goal API: what POST /goals accepts and what GET /goals/:id returns.
 
@@ -284,6 +284,7 @@ export const checkView = z.object({
       message: z.string().describe("The full verdict."),
       feedback: z.string().describe("What the models were told about it."),
       findings: z.array(checkFinding).describe("The first differences: where, input, actual, expected, note."),
+      flaky: checkFlaky.optional(),
     })
     .nullable(),
 });
@@ -303,7 +304,7 @@ export const failureReport = z
         stderr_tail: z.string(),
       })
       .nullable(),
-    failing_checks: z.array(z.object({ id: z.string(), message: z.string() })),
+    failing_checks: z.array(z.object({ id: z.string(), message: z.string(), flaky: checkFlaky.optional() })),
     last_diagnosis: z.string().nullable(),
     last_script: z.string().nullable(),
     stuck_hashes: z.array(z.string()).optional().describe("Set for reason stuck: the outcome hash that repeated, once per repeat."),

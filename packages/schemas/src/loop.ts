@@ -175,6 +175,16 @@ export const checkFinding = z
   .meta({ id: "CheckFinding" });
 
 /** What one check concluded about one execution. */
+/** A check run `repeat` times whose runs disagreed on the same program: a failure, reported as such. */
+export const checkFlaky = z
+  .object({
+    runs: z.int().describe("How many times the check ran on the same program."),
+    passed: z.int().describe("How many of those runs passed (at least one, and fewer than all)."),
+  })
+  .describe("Set when the check ran more than once on the same program (its `repeat` param) and the runs disagreed: the check failed, and is flaky rather than simply failing.")
+  .meta({ id: "CheckFlaky" });
+export type CheckFlaky = z.infer<typeof checkFlaky>;
+
 export const checkOutcome = z
   .object({
     id: z.string(),
@@ -188,6 +198,7 @@ export const checkOutcome = z
       .string()
       .optional()
       .describe("Set when the run showed the attempt tampering with what judges it (a locked file, the runner's configuration, the report, a run cut short before the tests finished): what was seen. Models are told only that tampering was detected."),
+    flaky: checkFlaky.optional(),
   })
   .meta({ id: "CheckOutcome" });
 export type CheckOutcome = z.infer<typeof checkOutcome>;

@@ -1,5 +1,5 @@
 import { storable } from "@loopsmith/core";
-import type { CheckOutcome, CheckSpec } from "@loopsmith/schemas";
+import type { CheckFlaky, CheckOutcome, CheckSpec } from "@loopsmith/schemas";
 import type { z } from "zod";
 import { listQuoted } from "./format";
 import { checkRegistry, knownCheckIds } from "./registry";
@@ -56,7 +56,7 @@ export function visibilityOf(spec: CheckSpec): { hidden: boolean; reveal: Reveal
  */
 export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyContext["runs"]): CheckOutcome {
   const view = visibilityOf(spec);
-  const out = (params: Record<string, unknown>, passed: boolean, message: string, publicMessage: string | undefined, rawFindings: Finding[], tampered?: string): CheckOutcome => {
+  const out = (params: Record<string, unknown>, passed: boolean, message: string, publicMessage: string | undefined, rawFindings: Finding[], tampered?: string, flaky?: CheckFlaky): CheckOutcome => {
     // Messages quote what the program wrote, which may hold NUL or lone surrogates that Postgres refuses.
     const findings = rawFindings.map(storableFinding);
     if (tampered !== undefined) {
@@ -67,20 +67,73 @@ export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyConte
       return { id: spec.id, params, passed: false, message: fullMessage(rendered), feedback: TAMPER_FEEDBACK, hidden: view.hidden, findings, tampered: text(tampered) };
     }
     const rendered = { passed, message: text(message), publicMessage: publicMessage === undefined ? undefined : text(publicMessage), findings };
-    return { id: spec.id, params, passed, message: fullMessage(rendered), feedback: feedbackFor(rendered, view), hidden: view.hidden, findings };
+    return { id: spec.id, params, passed, message: fullMessage(rendered), feedback: feedbackFor(rendered, view), hidden: view.hidden, findings, ...(flaky ? { flaky } : {}) };
   };
   const parsed = parse(spec);
   if (!parsed.ok) return out(spec.params, false, parsed.message, parsed.message, []);
-  try {
-    const result = parsed.def.run(parsed.params, { ...ctx, ...(runs === undefined ? {} : { runs }), visibility: view });
-    const findings = (Array.isArray(result.findings) ? result.findings : []).slice(0, MAX_FINDINGS);
-    const publicMessage = result.publicMessage ?? (parsed.def.publicMessages ? String(result.message) : undefined);
-    const tampered = typeof result.tampered === "string" && result.tampered !== "" ? result.tampered : undefined;
-    return out(parsed.params, result.passed === true, String(result.message), publicMessage, findings, tampered);
-  } catch (e) {
-    // The error text may quote params, so a hidden check only says that it crashed.
-    return out(parsed.params, false, `check threw: ${errorText(e)}`, "the check could not be evaluated (it crashed); it counts as failed", []);
+  const { def, params } = parsed;
+  const once = (group: VerifyContext["runs"] | undefined): Verdict => {
+    try {
+      const result = def.run(params, { ...ctx, ...(group === undefined ? {} : { runs: group }), visibility: view });
+      const findings = (Array.isArray(result.findings) ? result.findings : []).slice(0, MAX_FINDINGS);
+      const publicMessage = result.publicMessage ?? (def.publicMessages ? String(result.message) : undefined);
+      const tampered = typeof result.tampered === "string" && result.tampered !== "" ? result.tampered : undefined;
+      return { passed: result.passed === true, message: String(result.message), publicMessage, findings, tampered };
+    } catch (e) {
+      // The error text may quote params, so a hidden check only says that it crashed.
+      return { passed: false, message: `check threw: ${errorText(e)}`, publicMessage: "the check could not be evaluated (it crashed); it counts as failed", findings: [] };
+    }
+  };
+  const k = repeatOf(params);
+  const v = k > 1 && def.sandbox ? repeated(k, runs ?? ctx.runs, once) : once(runs);
+  return out(params, v.passed, v.message, v.publicMessage, v.findings, v.tampered, v.flaky);
+}
+
+interface Verdict {
+  passed: boolean;
+  message: string;
+  publicMessage: string | undefined;
+  findings: Finding[];
+  tampered?: string;
+  flaky?: CheckFlaky;
+}
+
+/** A check's `repeat` param (the checks that run code have one), 1 for the rest. */
+function repeatOf(params: Record<string, unknown>): number {
+  return typeof params.repeat === "number" && Number.isInteger(params.repeat) && params.repeat > 1 ? params.repeat : 1;
+}
+
+/**
+ * A check run `k` times on the same program: each repetition's runs judged on their own (a repetition
+ * with no runs, the goal's time gone before it, makes the check one that was not run). It passes only if every
+ * repetition passes; tampering in any is tampering; repetitions that disagree fail as flaky, with the first
+ * failure's findings. A verdict never turns from fail to pass on a repetition.
+ */
+function repeated(k: number, runs: VerifyContext["runs"], once: (group: VerifyContext["runs"]) => Verdict): Verdict {
+  const groups = Array.from({ length: k }, (_, i) => runs.filter((r) => (r.repetition ?? 0) === i));
+  // A repetition that never ran (the goal's time ran out first) is no evidence of flakiness: the check was not run.
+  const missing = groups.findIndex((g) => g.length === 0);
+  if (missing >= 0) return once([]);
+  const verdicts = groups.map((g) => once(g));
+  const tampered = verdicts.find((v) => v.tampered !== undefined);
+  if (tampered) return tampered;
+  const passed = verdicts.filter((v) => v.passed).length;
+  const firstFailure = verdicts.find((v) => !v.passed);
+  if (firstFailure === undefined) {
+    const first = verdicts[0]!;
+    return { ...first, message: `${first.message} (in each of ${k} runs)`, publicMessage: first.publicMessage === undefined ? undefined : `${first.publicMessage} (in each of ${k} runs)` };
   }
+  if (passed === 0) {
+    return { ...firstFailure, message: `${firstFailure.message} (failed in each of ${k} runs)`, publicMessage: firstFailure.publicMessage === undefined ? undefined : `${firstFailure.publicMessage} (failed in each of ${k} runs)` };
+  }
+  const head = `flaky: the same program passed in ${passed} of ${k} runs and failed in ${k - passed} (its result depends on chance, time or order: in the program or in the check's tests)`;
+  return {
+    passed: false,
+    message: `${head}; first failure: ${firstFailure.message}`,
+    publicMessage: `${head}; first failure: ${firstFailure.publicMessage ?? "failed"}`,
+    findings: firstFailure.findings,
+    flaky: { runs: k, passed },
+  };
 }
 
 const text = (s: string) => storable(s).text;
@@ -100,7 +153,11 @@ export function planCheckRuns(spec: CheckSpec, ctx: SandboxPlanContext): CheckRu
   const parsed = parse(spec);
   if (!parsed.ok || !parsed.def.sandbox) return [];
   try {
-    return parsed.def.sandbox(parsed.params, ctx);
+    const once = parsed.def.sandbox(parsed.params, ctx);
+    const k = repeatOf(parsed.params);
+    if (k === 1 || once.length === 0) return once;
+    // Each repetition's processes see which one they are (LOOPSMITH_REPETITION, from 1): a test may vary a seed by it.
+    return Array.from({ length: k }, (_, repetition) => once.map((r) => ({ ...r, env: { ...r.env, LOOPSMITH_REPETITION: String(repetition + 1) }, repetition }))).flat();
   } catch {
     return [];
   }

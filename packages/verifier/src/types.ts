@@ -21,6 +21,8 @@ export interface RunEvidence {
   judge?: { exitCode: number; files: NamedFile[]; errors: string[] };
   /** issue 26: what the run wrote to its channel (CheckRunRequest.channel), as text. */
   channel?: { text: string; clipped: boolean };
+  /** Which repetition of a check's runs this run belongs to (a check with `repeat` above 1), from 0. */
+  repetition?: number;
 }
 
 /**
@@ -113,6 +115,8 @@ export interface CheckRunRequest {
   channel?: boolean;
   /** issue 26: HOME, caches and node_modules where the run's processes cannot plant code (see the sandbox's RunRequest.isolate). */
   isolate?: boolean;
+  /** Which repetition of the check's runs this is (a check with `repeat` above 1), from 0; its evidence carries it back. */
+  repetition?: number;
 }
 
 /** Params are always an object; the schema supplies defaults and rejects unknown keys. */

@@ -137,7 +137,7 @@ describe("command: params", () => {
 
   it("each preset is valid with its defaults, and the defaults are what the description says", () => {
     for (const run of ["tsc", "node_test", "npm_test", "pytest"]) expect(issues({ run })).toEqual([]);
-    expect(command.params.parse({ run: "tsc" })).toEqual({ run: "tsc", args: [], min_tests: 1, timeout_seconds: 120, max_output_chars: 4000, max_findings: 10 });
+    expect(command.params.parse({ run: "tsc" })).toEqual({ run: "tsc", args: [], min_tests: 1, timeout_seconds: 120, max_output_chars: 4000, max_findings: 10, repeat: 1 });
     expect(issues({ run: "bash" })).toHaveLength(1);
     expect(issues({})).toHaveLength(1);
     expect(issues({ run: "tsc", shell: true })).toHaveLength(1);
@@ -908,5 +908,15 @@ describe("the JUnit reader", () => {
     const nest = (depth: number) => `<testsuites>${"<testsuite>".repeat(depth)}<testcase name="deep"/>${"</testsuite>".repeat(depth)}</testsuites>`;
     expect(read(nest(32))).toMatchObject({ ok: true, cases: [{ name: "deep" }] });
     expect(read(nest(33))).toEqual({ ok: true, cases: [] });
+  });
+});
+
+describe("command: repeat", () => {
+  it("tampering seen in any repetition is tampering, whatever the others showed", () => {
+    const honest = { ...pytestRun([{ name: "test_add" }]), repetition: 0 };
+    expect(judge({ run: "pytest", repeat: 2 }, [honest, { ...honest, repetition: 1 }])).toMatchObject({ passed: true, message: "pytest -q: 1 test: 1 passed, 0 failed, 0 errors, 0 skipped (in each of 2 runs)" });
+    const o = judge({ run: "pytest", repeat: 2 }, [honest, { ...run(), repetition: 1 }]);
+    expectTampered(o, "the test run exited 0 before pytest finished its session");
+    expect(o.flaky).toBeUndefined();
   });
 });

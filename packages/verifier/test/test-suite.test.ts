@@ -340,12 +340,12 @@ describe("test_suite: the edges mutation testing found", () => {
     for (const fine of ["pytest_helpers", "Pytest", "solution"]) expect(valid(fine), fine).toBe(true);
   });
 
-  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests, the time limits and the isolation", () => {
+  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests, the time limits, the isolation and repeat", () => {
     const spec = check("test_suite", { tests: ["test_solution.py"] });
     expect(visibilityOf(spec).hidden).toBe(true);
     expect(checkerFilesOf(spec)).toEqual(["test_solution.py"]);
-    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "process", call_timeout_seconds: 30 });
-    expect(publicCheck({ ...check("test_suite", { tests: ["test_solution.py"], isolation: "none", call_timeout_seconds: 5 }), hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "none", call_timeout_seconds: 5 });
+    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "process", call_timeout_seconds: 30, repeat: 1 });
+    expect(publicCheck({ ...check("test_suite", { tests: ["test_solution.py"], isolation: "none", call_timeout_seconds: 5 }), hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "none", call_timeout_seconds: 5, repeat: 1 });
     const entry = listChecks().find((c) => c.id === "test_suite")!;
     expect(entry.runsCode).toBe(true);
     expect(validateCheckSpec(check("test_suite", entry.example), { checkerFiles: ["test_solution.py"] }).ok).toBe(true);
@@ -375,5 +375,66 @@ describe("test_suite: the edges mutation testing found", () => {
   it("shows the last stderr line trimmed", () => {
     const o = judge([evidence(junit(ALL), { exitCode: 2, stderr: "warning\n   E   boom   \n  \n" })]);
     expect(o.message).toMatch(/; last stderr line: "E   boom"$/);
+  });
+});
+
+// Flake vs fail: `repeat` runs the check's runs k times on the same program (fresh containers each time);
+// it passes only if every repetition passes, and repetitions that disagree fail as flaky.
+describe("test_suite: repeat", () => {
+  const FAILED = junit([{ name: "test_add", body: failure("assert 4 == 3", "assert 4 == 3", "AssertionError") }, ...ALL.slice(1)]);
+  const rep = (report: string, repetition: number, over: Partial<RunEvidence> = {}) => ({ ...evidence(report, over), repetition });
+
+  it("plans the check's runs k times, each marked with its repetition", () => {
+    const spec = check("test_suite", { tests: ["test_solution.py"], repeat: 3 });
+    const runs = planCheckRuns(spec, { program: PROGRAM, checkerFiles: [TESTS, CONFTEST], inputs: [] });
+    expect(runs.map((r) => r.repetition)).toEqual([0, 1, 2]);
+    expect(runs.map((r) => r.env?.LOOPSMITH_REPETITION)).toEqual(["1", "2", "3"]);
+    expect(new Set(runs.map((r) => JSON.stringify({ ...r, repetition: 0, env: { ...r.env, LOOPSMITH_REPETITION: "" } }))).size).toBe(1);
+    const single = planCheckRuns(check("test_suite", { tests: ["test_solution.py"] }), { program: PROGRAM, checkerFiles: [TESTS, CONFTEST], inputs: [] });
+    expect(single.map((r) => r.repetition)).toEqual([undefined]);
+  });
+
+  it("passes only when every repetition passes", () => {
+    const o = judge([rep(junit(ALL), 0), rep(junit(ALL), 1), rep(junit(ALL), 2)], { repeat: 3 });
+    expect(o).toMatchObject({ passed: true, message: "3 tests: 3 passed, 0 failed, 0 errors, 0 skipped (in each of 3 runs)" });
+    expect(o.flaky).toBeUndefined();
+  });
+
+  it("repetitions that disagree fail as flaky, with the failing run's findings, and tell the models so", () => {
+    const o = judge([rep(junit(ALL), 0), rep(FAILED, 1, { exitCode: 1 }), rep(junit(ALL), 2)], { repeat: 3 });
+    expect(o.passed).toBe(false);
+    expect(o.flaky).toEqual({ runs: 3, passed: 2 });
+    expect(o.message).toMatch(/^flaky: the same program passed in 2 of 3 runs and failed in 1 .*; first failure: 3 tests: 2 passed, 1 failed/);
+    expect(o.findings.map((f) => f.where)).toEqual(["test_solution::test_add failed"]);
+    // Hidden (its tests are checker files): the models get the public verdict, which says flaky too.
+    expect(o.hidden).toBe(true);
+    expect(o.feedback).toMatch(/^flaky: the same program passed in 2 of 3 runs/);
+    expect(o.feedback).not.toContain("assert 4 == 3");
+  });
+
+  it("failing every repetition is a plain failure, not a flaky one", () => {
+    const o = judge([rep(FAILED, 0, { exitCode: 1 }), rep(FAILED, 1, { exitCode: 1 })], { repeat: 2 });
+    expect(o).toMatchObject({ passed: false });
+    expect(o.flaky).toBeUndefined();
+    expect(o.message).toMatch(/\(failed in each of 2 runs\)$/);
+  });
+
+  it("a repetition that never ran (the goal's time ran out) makes the check not run, not flaky", () => {
+    const o = judge([rep(junit(ALL), 0), rep(junit(ALL), 1)], { repeat: 3 });
+    expect(o.passed).toBe(false);
+    expect(o.flaky).toBeUndefined();
+    expect(o.message).toMatch(/^the tests were not run/);
+  });
+
+  it("never passes on evidence without repetitions: a single passing run does not stand for three", () => {
+    const o = judge([evidence(junit(ALL))], { repeat: 3 });
+    expect(o.passed).toBe(false);
+  });
+
+  it("is a param of the checks that run code only", () => {
+    expect(validateCheckSpec(check("row_count", { artifact: "out.csv", min: 1, repeat: 2 }))).toMatchObject({ ok: false });
+    expect(validateCheckSpec(check("test_suite", { tests: ["test_solution.py"], repeat: 11 }), { checkerFiles: ["test_solution.py"] })).toMatchObject({ ok: false, issues: [{ path: ["params", "repeat"] }] });
+    expect(validateCheckSpec(check("test_suite", { tests: ["test_solution.py"], repeat: 10 }), { checkerFiles: ["test_solution.py"] })).toEqual({ ok: true });
+    expect(publicCheck(check("test_suite", { tests: ["test_solution.py"], repeat: 2 })).params).toMatchObject({ repeat: 2 });
   });
 });

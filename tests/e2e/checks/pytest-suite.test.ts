@@ -83,3 +83,47 @@ describe("a goal graded by the client's hidden pytest suite", () => {
     expect(suite.findings.some((f) => (f.note ?? "").includes("hello-world"))).toBe(true);
   });
 });
+
+// Flake vs fail: `repeat` runs the suite k times on the same program, each time in fresh containers. A test
+// whose result depends on the run (here, deterministically, on the repetition it is told it is) makes the
+// check flaky: a failure, said as such to the client and the models, on the tape and in the failure report.
+describe("repeat: flake vs fail", () => {
+  const FLAKY_TESTS = `import os
+from slugify_lib import slugify
+
+def test_lowercases():
+    assert slugify("Hello World") == "hello-world"
+
+def test_depends_on_the_run():
+    assert os.environ.get("LOOPSMITH_REPETITION") != "2"
+`;
+  const repeated = (tests: string, repeat: number) => ({
+    ...checkedGoal({
+      objective: "Write slugify(text) in slugify_lib.py.",
+      deliverable: null,
+      checker_files: [{ name: "test_slugify.py", text: tests }],
+      checks: [{ id: "test_suite", params: { tests: ["test_slugify.py"], module: "slugify_lib", min_tests: 1, timeout_seconds: 60, repeat } }],
+      program: CORRECT,
+      filename: "slugify_lib.py",
+    }),
+  });
+
+  it("a suite that passes every repetition verifies; one that disagrees with itself fails as flaky", async () => {
+    const [stable, flaky] = await Promise.all([loop.run(repeated(TESTS, 2)), loop.run(repeated(FLAKY_TESTS, 3))]);
+    expect(stable.state).toBe("verified");
+    expect(stable.checks.find((c) => c.id === "test_suite")!.latest!.message).toBe("6 tests: 6 passed, 0 failed, 0 errors, 0 skipped (in each of 2 runs)");
+
+    expect(flaky.state).toBe("failed");
+    const latest = flaky.checks.find((c) => c.id === "test_suite")!.latest!;
+    expect(latest.passed).toBe(false);
+    expect(latest.flaky).toEqual({ runs: 3, passed: 2 });
+    expect(latest.message).toMatch(/^flaky: the same program passed in 2 of 3 runs and failed in 1 /);
+    expect(latest.feedback).toMatch(/^flaky: /);
+    expect(flaky.failure_report!.failing_checks).toEqual([expect.objectContaining({ id: "test_suite", flaky: { runs: 3, passed: 2 } })]);
+    // Every repetition's run is on the tape, numbered.
+    const exec = flaky.transitions.find((t) => t.from === "execute")!.detail as { check_runs: { check: string; runs: { repetition: number }[] }[] };
+    expect(exec.check_runs[0]!.runs.map((r) => r.repetition)).toEqual([1, 2, 3]);
+    const inspect = flaky.transitions.find((t) => t.from === "inspect")!.detail as { checks: { id: string; flaky?: unknown }[] };
+    expect(inspect.checks.find((c) => c.id === "test_suite")!.flaky).toEqual({ runs: 3, passed: 2 });
+  });
+});

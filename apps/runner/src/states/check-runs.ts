@@ -77,7 +77,7 @@ export async function runCheckRuns(opts: {
         signal: opts.signal,
         purpose: opts.purpose ?? "check",
       });
-      runs.push(evidenceOf(result));
+      runs.push({ ...evidenceOf(result), ...(req.repetition !== undefined ? { repetition: req.repetition } : {}) });
     }
     out.push({ index, checkId: check.id, runs });
   }
@@ -116,6 +116,13 @@ export function summarizeCheckRuns(runs: CheckRunsOfCheck[]) {
   return runs.map((r) => ({
     check: r.checkId,
     index: r.index,
-    runs: r.runs.map((e) => ({ exit_code: e.exitCode, timed_out: e.timedOut, oom_killed: e.oomKilled, duration_ms: e.durationMs, artifacts: e.artifacts.map((a) => a.name) })),
+    runs: r.runs.map((e) => ({
+      ...(e.repetition !== undefined ? { repetition: e.repetition + 1 } : {}),
+      exit_code: e.exitCode,
+      timed_out: e.timedOut,
+      oom_killed: e.oomKilled,
+      duration_ms: e.durationMs,
+      artifacts: e.artifacts.map((a) => a.name),
+    })),
   }));
 }

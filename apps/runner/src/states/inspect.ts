@@ -65,10 +65,11 @@ export const inspect: StateHandler = async (ctx, deps) => {
         feedback: o.feedback,
         hidden: o.hidden,
         findings: asJson(o.findings),
+        ...(o.flaky ? { flaky: o.flaky } : {}),
       })),
     });
   };
-  const checksDetail = outcomes.map((o) => ({ id: o.id, passed: o.passed, message: o.message, ...(o.hidden ? { hidden: true } : {}) }));
+  const checksDetail = outcomes.map((o) => ({ id: o.id, passed: o.passed, message: o.message, ...(o.hidden ? { hidden: true } : {}), ...(o.flaky ? { flaky: o.flaky } : {}) }));
   if (!turn.ok) return { ...modelFailed("inspect", turn.error), detail: { attempt, checks: checksDetail, model_error: turn.error }, effects };
 
   const { inspection, overruled } = applyVeto(turn.output, outcomes);

@@ -990,6 +990,13 @@ export interface components {
             expected?: string;
             note?: string;
         };
+        /** @description Set when the check ran more than once on the same program (its `repeat` param) and the runs disagreed: the check failed, and is flaky rather than simply failing. */
+        CheckFlaky: {
+            /** @description How many times the check ran on the same program. */
+            runs: number;
+            /** @description How many of those runs passed (at least one, and fewer than all). */
+            passed: number;
+        };
         ScriptedRefine: {
             /** @description File name of the program, e.g. analysis.py (in a workspace goal: its path there, e.g. src/sum.ts). */
             filename: string;
@@ -1207,6 +1214,7 @@ export interface components {
             failing_checks: {
                 id: string;
                 message: string;
+                flaky?: components["schemas"]["CheckFlaky"];
             }[];
             last_diagnosis: string | null;
             last_script: string | null;
@@ -1439,6 +1447,7 @@ export interface components {
                     feedback: string;
                     /** @description The first differences: where, input, actual, expected, note. */
                     findings: components["schemas"]["CheckFinding"][];
+                    flaky?: components["schemas"]["CheckFlaky"];
                 } | null;
             }[];
             executions: {

@@ -1,7 +1,19 @@
+import { z } from "zod";
 import { loadJson } from "../artifacts";
 import { describeValue } from "../format";
 import { isPlainObject, resolvePath, showPath } from "../json-path";
 import type { VerifyContext } from "../types";
+
+/**
+ * The checks that run code (cases, test_suite, command): run the check's runs this many times on the same
+ * program. It passes only if every repetition passes; repetitions that disagree make it flaky (a failure).
+ */
+export const repeatParam = z
+  .int()
+  .min(1)
+  .max(10)
+  .default(1)
+  .describe("Runs the check this many times on the same program, each time in fresh containers: it passes only if every run passes, and runs that disagree are reported as flaky (still a failure).");
 
 export type Got<T> = { ok: true; value: T } | { ok: false; message: string };
 

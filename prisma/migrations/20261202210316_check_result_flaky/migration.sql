@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "check_results" ADD COLUMN     "flaky" JSONB;
