@@ -63,6 +63,9 @@ const api = async (method: string, path: string, body?: unknown) => {
 
 const recoveries: number[] = [];
 const lockWaits: number[] = [];
+/** With --restart: kill to the restarted runner's "runner ready" (the start-up bound is 3 s). */
+const restartReady: number[] = [];
+const START_UP_BOUND_MS = 3000;
 try {
   console.log(
     `settings: WORKER_LOCK_MS=${settings.WORKER_LOCK_MS} STALLED_INTERVAL_MS=${settings.STALLED_INTERVAL_MS}; ` +
@@ -85,6 +88,7 @@ try {
     await runners.get(owner)!.exited;
     runners.delete(owner);
     const restarted = restart ? spawnRunner(owner) : null;
+    const readyTimer = restarted?.waitFor(/runner ready/, 180_000).then(() => restartReady.push(Date.now() - killedAt));
 
     let pickedAt = 0;
     for (;;) {
@@ -109,12 +113,18 @@ try {
     await api("POST", `/goals/${id}/cancel`, {});
     for (const t0 = Date.now(); (await runningContainerOwner()) && Date.now() - t0 < 30_000; ) await sleep(100);
     await (restarted ?? spawnRunner(owner)).waitFor(/runner ready/, 180_000);
+    await readyTimer;
   }
   const afterLapse = recoveries.map((r, i) => r - lockWaits[i]!);
   console.log(`after the lock lapsed: min ${secs(Math.min(...afterLapse))}, median ${secs(pct(afterLapse, 50))}, max ${secs(Math.max(...afterLapse))}`);
   console.log(
     `recovery (kill to pickup): min ${secs(Math.min(...recoveries))}, median ${secs(pct(recoveries, 50))}, max ${secs(Math.max(...recoveries))} (n=${recoveries.length})`,
   );
+  if (restartReady.length > 0) {
+    console.log(
+      `restarted runner (kill to ready): min ${secs(Math.min(...restartReady))}, median ${secs(pct(restartReady, 50))}, max ${secs(Math.max(...restartReady))}; start-up bound ${secs(START_UP_BOUND_MS)}`,
+    );
+  }
 } finally {
   for (const [id, r] of runners) if (id !== "bench-a" || r !== stack.runner) r.child.kill("SIGTERM");
   await stack.stop();

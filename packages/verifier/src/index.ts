@@ -2,7 +2,7 @@ export type { CheckDef, CheckResult, CheckRunRequest, Finding, Language, NamedFi
 export { COMMAND_PRESETS, TS_REGISTER } from "./checks/command";
 export { defineAlias, defineCheck } from "./define";
 export { checkRegistry, knownCheckIds, listChecks, type CatalogueEntry } from "./registry";
-export { checkerFilesOf, planCheckRuns, publicCheck, runCheck, runChecks, TAMPER_FEEDBACK, validateCheckSpec, visibilityOf, type CheckOutcome, type CheckSpecValidation } from "./run";
+export { checkerFilesOf, planCheckRuns, publicCheck, rerunsFailed, runCheck, runChecks, TAMPER_FEEDBACK, validateCheckSpec, visibilityOf, type CheckOutcome, type CheckSpecValidation } from "./run";
 export { DEFAULT_REVEAL, REVEALS, feedbackFor, type Reveal } from "./reveal";
 export { dotPath, resolvePath, type Resolved } from "./json-path";
 export { isArtifactPath } from "./artifacts";

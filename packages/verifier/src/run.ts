@@ -84,8 +84,10 @@ export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyConte
       return { passed: false, message: `check threw: ${errorText(e)}`, publicMessage: "the check could not be evaluated (it crashed); it counts as failed", findings: [] };
     }
   };
-  const k = repeatOf(params);
-  const v = k > 1 && def.sandbox ? repeated(k, runs ?? ctx.runs, once) : once(runs);
+  const all = runs ?? ctx.runs;
+  // rerun_failed: the runner made one more repetition after a failure; it counts as one more run.
+  const k = repeatOf(params) + (params.rerun_failed === true && all.some((r) => r.repetition === repeatOf(params)) ? 1 : 0);
+  const v = k > 1 && def.sandbox ? repeated(k, all, once) : once(runs);
   return out(params, v.passed, v.message, v.publicMessage, v.findings, v.tampered, v.flaky);
 }
 
@@ -147,20 +149,34 @@ export function runChecks(checks: CheckSpec[], ctx: VerifyContext, runsByCheck: 
   return checks.flatMap((spec, i) => (spec.kind === "judgement" ? [] : [runCheck(spec, ctx, runsByCheck(i))]));
 }
 
-/** The sandbox runs a check needs (cases, test suites), as data. A check whose planning throws gets none and fails in run(). */
-export function planCheckRuns(spec: CheckSpec, ctx: SandboxPlanContext): CheckRunRequest[] {
+/**
+ * The sandbox runs a check needs (cases, test suites), as data: `repeat` times over, each repetition marked.
+ * With `rerun`: the one more repetition a check with rerun_failed gets after failing (none for other checks).
+ * A check whose planning throws gets none and fails in run().
+ */
+export function planCheckRuns(spec: CheckSpec, ctx: SandboxPlanContext, opts: { rerun?: boolean } = {}): CheckRunRequest[] {
   if (spec.kind === "judgement") return [];
   const parsed = parse(spec);
   if (!parsed.ok || !parsed.def.sandbox) return [];
   try {
     const once = parsed.def.sandbox(parsed.params, ctx);
     const k = repeatOf(parsed.params);
-    if (k === 1 || once.length === 0) return once;
+    const reruns = parsed.params.rerun_failed === true;
     // Each repetition's processes see which one they are (LOOPSMITH_REPETITION, from 1): a test may vary a seed by it.
-    return Array.from({ length: k }, (_, repetition) => once.map((r) => ({ ...r, env: { ...r.env, LOOPSMITH_REPETITION: String(repetition + 1) }, repetition }))).flat();
+    const mark = (repetition: number) => once.map((r) => ({ ...r, env: { ...r.env, LOOPSMITH_REPETITION: String(repetition + 1) }, repetition }));
+    if (opts.rerun) return reruns ? mark(k) : [];
+    if (once.length === 0 || (k === 1 && !reruns)) return once;
+    return Array.from({ length: k }, (_, repetition) => mark(repetition)).flat();
   } catch {
     return [];
   }
+}
+
+/** Whether a check gets one more run after failing (its rerun_failed param). */
+export function rerunsFailed(spec: CheckSpec): boolean {
+  if (spec.kind === "judgement") return false;
+  const parsed = parse(spec);
+  return parsed.ok && parsed.def.sandbox !== undefined && parsed.params.rerun_failed === true;
 }
 
 export type CheckSpecValidation = { ok: true } | { ok: false; issues: { path: IssuePath; message: string }[] };

@@ -688,7 +688,7 @@ describe("cases: the edges mutation testing found", () => {
       expect(c.expected).toBe(c.args[0]! + c.args[1]!);
     }
     const shown = publicCheck({ ...check("cases", { ...ADD, cases: [{ id: "secret", args: [1], expected: 42 }] }), hidden: true });
-    expect(Object.keys(shown.params).sort()).toEqual(["atol", "function", "ignore_order", "mode", "module", "repeat", "rtol", "sequence_types", "stdout_mode", "timeout_seconds"]);
+    expect(Object.keys(shown.params).sort()).toEqual(["atol", "function", "ignore_order", "mode", "module", "repeat", "rerun_failed", "rtol", "sequence_types", "stdout_mode", "timeout_seconds"]);
     expect(JSON.stringify(shown)).not.toContain("42");
   });
 });

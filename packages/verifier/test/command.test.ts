@@ -137,7 +137,7 @@ describe("command: params", () => {
 
   it("each preset is valid with its defaults, and the defaults are what the description says", () => {
     for (const run of ["tsc", "node_test", "npm_test", "pytest"]) expect(issues({ run })).toEqual([]);
-    expect(command.params.parse({ run: "tsc" })).toEqual({ run: "tsc", args: [], min_tests: 1, timeout_seconds: 120, max_output_chars: 4000, max_findings: 10, repeat: 1 });
+    expect(command.params.parse({ run: "tsc" })).toEqual({ run: "tsc", args: [], min_tests: 1, timeout_seconds: 120, max_output_chars: 4000, max_findings: 10, repeat: 1, rerun_failed: false });
     expect(issues({ run: "bash" })).toHaveLength(1);
     expect(issues({})).toHaveLength(1);
     expect(issues({ run: "tsc", shell: true })).toHaveLength(1);

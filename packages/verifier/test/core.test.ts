@@ -288,7 +288,7 @@ describe("visibility, public params and planned runs", () => {
   });
 
   it("publicCheck keeps only public params of a hidden check, its effective ones", () => {
-    expect(publicCheck(cases)).toEqual({ id: "cases", kind: "deterministic", description: "", hidden: true, params: { mode: "call", module: "solution", function: "f", timeout_seconds: 10, atol: 1e-12, rtol: 1e-9, ignore_order: false, sequence_types: "exact", stdout_mode: "lines", repeat: 1 } });
+    expect(publicCheck(cases)).toEqual({ id: "cases", kind: "deterministic", description: "", hidden: true, params: { mode: "call", module: "solution", function: "f", timeout_seconds: 10, atol: 1e-12, rtol: 1e-9, ignore_order: false, sequence_types: "exact", stdout_mode: "lines", repeat: 1, rerun_failed: false } });
     const visible = check("json_matches", { expected: 5 });
     expect(publicCheck(visible)).toEqual({ id: "json_matches", kind: "deterministic", description: "", hidden: false, params: { expected: 5 } });
     expect(publicCheck({ ...check("no_such", { secret: 1 }), hidden: true }).params).toEqual({});

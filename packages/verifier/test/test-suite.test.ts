@@ -6,7 +6,7 @@
 import type { CheckSpec } from "@loopsmith/schemas";
 import { describe, expect, it } from "vitest";
 import { BRIDGE_CLIENT_PY, BRIDGE_SERVER_PY, BRIDGE_WIRE_PY, JUDGE_PYTEST_PY } from "../src/checks/bridge-py";
-import { checkerFilesOf, listChecks, planCheckRuns, publicCheck, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
+import { checkerFilesOf, listChecks, planCheckRuns, publicCheck, rerunsFailed, runChecks, validateCheckSpec, visibilityOf, type RunEvidence } from "../src/index";
 import { check, emptyCtx, file } from "./support";
 
 const PROGRAM = { filename: "analysis.py", source: "def add(a, b):\n    return a + b\n" };
@@ -340,12 +340,12 @@ describe("test_suite: the edges mutation testing found", () => {
     for (const fine of ["pytest_helpers", "Pytest", "solution"]) expect(valid(fine), fine).toBe(true);
   });
 
-  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests, the time limits, the isolation and repeat", () => {
+  it("reads its tests from checker files, which makes it hidden; a model sees only module, min_tests, the time limits, the isolation, repeat and rerun_failed", () => {
     const spec = check("test_suite", { tests: ["test_solution.py"] });
     expect(visibilityOf(spec).hidden).toBe(true);
     expect(checkerFilesOf(spec)).toEqual(["test_solution.py"]);
-    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "process", call_timeout_seconds: 30, repeat: 1 });
-    expect(publicCheck({ ...check("test_suite", { tests: ["test_solution.py"], isolation: "none", call_timeout_seconds: 5 }), hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "none", call_timeout_seconds: 5, repeat: 1 });
+    expect(publicCheck({ ...spec, hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "process", call_timeout_seconds: 30, repeat: 1, rerun_failed: false });
+    expect(publicCheck({ ...check("test_suite", { tests: ["test_solution.py"], isolation: "none", call_timeout_seconds: 5 }), hidden: true }).params).toEqual({ module: "solution", min_tests: 1, timeout_seconds: 120, isolation: "none", call_timeout_seconds: 5, repeat: 1, rerun_failed: false });
     const entry = listChecks().find((c) => c.id === "test_suite")!;
     expect(entry.runsCode).toBe(true);
     expect(validateCheckSpec(check("test_suite", entry.example), { checkerFiles: ["test_solution.py"] }).ok).toBe(true);
@@ -429,6 +429,29 @@ describe("test_suite: repeat", () => {
   it("never passes on evidence without repetitions: a single passing run does not stand for three", () => {
     const o = judge([evidence(junit(ALL))], { repeat: 3 });
     expect(o.passed).toBe(false);
+  });
+
+  it("rerun_failed: one more run after a failure, planned on request; flaky when it passes, a double failure when it does not", () => {
+    const ctx = { program: PROGRAM, checkerFiles: [TESTS, CONFTEST], inputs: [] };
+    const spec = check("test_suite", { tests: ["test_solution.py"], rerun_failed: true });
+    expect(planCheckRuns(spec, ctx).map((r) => [r.repetition, r.env?.LOOPSMITH_REPETITION])).toEqual([[0, "1"]]);
+    expect(planCheckRuns(spec, ctx, { rerun: true }).map((r) => [r.repetition, r.env?.LOOPSMITH_REPETITION])).toEqual([[1, "2"]]);
+    expect(planCheckRuns(check("test_suite", { tests: ["test_solution.py"] }), ctx, { rerun: true })).toEqual([]);
+    expect(rerunsFailed(spec)).toBe(true);
+    expect(rerunsFailed(check("test_suite", { tests: ["test_solution.py"] }))).toBe(false);
+    expect(rerunsFailed(check("row_count", { artifact: "out.csv", min: 1 }))).toBe(false);
+
+    const params = { rerun_failed: true };
+    expect(judge([rep(junit(ALL), 0)], params)).toMatchObject({ passed: true, message: "3 tests: 3 passed, 0 failed, 0 errors, 0 skipped" });
+    const first = judge([rep(FAILED, 0, { exitCode: 1 })], params);
+    expect(first).toMatchObject({ passed: false });
+    expect(first.flaky).toBeUndefined();
+    const flaky = judge([rep(FAILED, 0, { exitCode: 1 }), rep(junit(ALL), 1)], params);
+    expect(flaky).toMatchObject({ passed: false, flaky: { runs: 2, passed: 1 } });
+    expect(flaky.message).toMatch(/^flaky: the same program passed in 1 of 2 runs/);
+    const twice = judge([rep(FAILED, 0, { exitCode: 1 }), rep(FAILED, 1, { exitCode: 1 })], params);
+    expect(twice.flaky).toBeUndefined();
+    expect(twice.message).toMatch(/\(failed in each of 2 runs\)$/);
   });
 
   it("is a param of the checks that run code only", () => {

@@ -97,16 +97,17 @@ def test_lowercases():
 def test_depends_on_the_run():
     assert os.environ.get("LOOPSMITH_REPETITION") != "2"
 `;
-  const repeated = (tests: string, repeat: number) => ({
-    ...checkedGoal({
+  const repeated = (tests: string, repeat: number, extra: Record<string, unknown> = {}, program = CORRECT) =>
+    checkedGoal({
       objective: "Write slugify(text) in slugify_lib.py.",
       deliverable: null,
       checker_files: [{ name: "test_slugify.py", text: tests }],
-      checks: [{ id: "test_suite", params: { tests: ["test_slugify.py"], module: "slugify_lib", min_tests: 1, timeout_seconds: 60, repeat } }],
-      program: CORRECT,
+      checks: [{ id: "test_suite", params: { tests: ["test_slugify.py"], module: "slugify_lib", min_tests: 1, timeout_seconds: 60, repeat, ...extra } }],
+      program,
       filename: "slugify_lib.py",
-    }),
-  });
+    });
+  const runsOnTape = (g: Awaited<ReturnType<Loop["run"]>>) =>
+    (g.transitions.find((t) => t.from === "execute")!.detail as { check_runs: { runs: { repetition: number }[] }[] }).check_runs[0]!.runs.map((r) => r.repetition);
 
   it("a suite that passes every repetition verifies; one that disagrees with itself fails as flaky", async () => {
     const [stable, flaky] = await Promise.all([loop.run(repeated(TESTS, 2)), loop.run(repeated(FLAKY_TESTS, 3))]);
@@ -121,9 +122,28 @@ def test_depends_on_the_run():
     expect(latest.feedback).toMatch(/^flaky: /);
     expect(flaky.failure_report!.failing_checks).toEqual([expect.objectContaining({ id: "test_suite", flaky: { runs: 3, passed: 2 } })]);
     // Every repetition's run is on the tape, numbered.
-    const exec = flaky.transitions.find((t) => t.from === "execute")!.detail as { check_runs: { check: string; runs: { repetition: number }[] }[] };
-    expect(exec.check_runs[0]!.runs.map((r) => r.repetition)).toEqual([1, 2, 3]);
+    expect(runsOnTape(flaky)).toEqual([1, 2, 3]);
     const inspect = flaky.transitions.find((t) => t.from === "inspect")!.detail as { checks: { id: string; flaky?: unknown }[] };
     expect(inspect.checks.find((c) => c.id === "test_suite")!.flaky).toEqual({ runs: 3, passed: 2 });
+  });
+
+  it("rerun_failed: a pass runs once; a failure runs once more, flaky when the rerun passes, failed twice when it does not", async () => {
+    const FIRST_RUN_FAILS = FLAKY_TESTS.replace('!= "2"', '!= "1"');
+    const wrong = "def slugify(text):\n    return text\n";
+    const [passes, flaky, fails] = await Promise.all([
+      loop.run(repeated(TESTS, 1, { rerun_failed: true })),
+      loop.run(repeated(FIRST_RUN_FAILS, 1, { rerun_failed: true })),
+      loop.run(repeated(TESTS, 1, { rerun_failed: true }, wrong)),
+    ]);
+    expect(passes.state).toBe("verified");
+    expect(runsOnTape(passes)).toEqual([1]);
+    expect(flaky.state).toBe("failed");
+    expect(runsOnTape(flaky)).toEqual([1, 2]);
+    expect(flaky.checks.find((c) => c.id === "test_suite")!.latest!.flaky).toEqual({ runs: 2, passed: 1 });
+    expect(fails.state).toBe("failed");
+    expect(runsOnTape(fails)).toEqual([1, 2]);
+    const latest = fails.checks.find((c) => c.id === "test_suite")!.latest!;
+    expect(latest.flaky).toBeUndefined();
+    expect(latest.message).toMatch(/\(failed in each of 2 runs\)$/);
   });
 });

@@ -50,7 +50,7 @@ function placement(code: { filename: string; source: string; files?: GeneratedCo
 }
 
 export async function runProgram(
-  deps: Pick<StepDeps, "sandbox">,
+  deps: Pick<StepDeps, "sandbox"> & Partial<Pick<StepDeps, "checks">>,
   opts: {
     code: { filename: string; source: string; files?: GeneratedCode["files"] };
     inputs: SandboxFile[];
@@ -98,8 +98,28 @@ export async function runProgram(
           signal: opts.signal,
           run: (req) => runSandbox(deps, req),
           purpose: opts.purpose === "probe" ? "probe" : "check",
+          // rerun_failed: the check judged on its runs so far, off the event loop as INSPECT judges it.
+          ...(deps.checks ? { failedPlainly: failedPlainly(deps.checks, run, opts, workspace) } : {}),
         });
   return { run, checkRuns };
+}
+
+/**
+ * Whether a check failed on `runs` (all of them made) as a plain failure: not passed, no tampering seen (the
+ * attempt's code is never run again for that), not already flaky.
+ */
+function failedPlainly(
+  checks: NonNullable<StepDeps["checks"]>,
+  run: RunResult,
+  opts: { code: { filename: string; source: string; files?: GeneratedCode["files"] }; inputs: SandboxFile[]; checkerFiles: SandboxFile[] },
+  workspace: GoalWorkspace | null,
+) {
+  return async (_index: number, check: FrozenCheck, runs: RunEvidence[]): Promise<boolean> => {
+    const changed = workspace ? applyAttempt(workspace.files, attemptFiles(opts.code), workspace.locked, false).changed : null;
+    const ctx = verifyContext(run, { inputs: opts.inputs, checkerFiles: opts.checkerFiles }, { filename: opts.code.filename, source: opts.code.source });
+    const [outcome] = await checks.run([check], { ...ctx, ...(workspace && changed ? { workspace: { changed, locked: workspace.locked, original: workspace.files.map((f) => f.path) } } : {}) }, () => runs);
+    return outcome !== undefined && !outcome.passed && outcome.tampered === undefined && outcome.flaky === undefined;
+  };
 }
 
 /** What the verifier sees of a run (stored or fresh). */

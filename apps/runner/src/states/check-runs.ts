@@ -5,7 +5,7 @@
 import type { PrismaClient, Tx } from "@loopsmith/db";
 import type { RunPurpose, RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
 import type { FrozenCheck, Language } from "@loopsmith/schemas";
-import { planCheckRuns, type RunEvidence, type SandboxPlanContext } from "@loopsmith/verifier";
+import { planCheckRuns, rerunsFailed, type RunEvidence, type SandboxPlanContext } from "@loopsmith/verifier";
 
 export interface CheckRunsOfCheck {
   index: number;
@@ -48,40 +48,54 @@ export async function runCheckRuns(opts: {
   signal: AbortSignal;
   run: (req: Parameters<Sandbox["run"]>[0]) => Promise<RunResult>;
   purpose?: RunPurpose;
+  /**
+   * Whether a check failed on its runs so far as a plain failure (not tampering, not flaky, not unrun): a
+   * check with rerun_failed then gets one more repetition. Without it, no check is run again.
+   */
+  failedPlainly?: (index: number, check: FrozenCheck, runs: RunEvidence[]) => Promise<boolean>;
 }): Promise<CheckRunsOfCheck[]> {
   const out: CheckRunsOfCheck[] = [];
   for (const [index, check] of opts.checks.entries()) {
-    const requests = planCheckRuns(check, {
+    const planContext = {
       program: { filename: opts.code.filename, source: opts.code.source },
       checkerFiles: opts.checkerFiles,
       inputs: opts.inputs,
       ...(opts.language ? { language: opts.language } : {}),
       ...(opts.workspace ? { workspace: opts.workspace } : {}),
-    });
+    };
+    const requests = planCheckRuns(check, planContext);
     if (requests.length === 0) continue;
     const runs: RunEvidence[] = [];
-    for (const req of requests) {
-      const left = opts.timeLeftMs();
-      if (left <= 0) break;
-      const result = await opts.run({
-        files: opts.inputs,
-        workFiles: req.files,
-        command: req.command,
-        env: { ...opts.env, ...req.env },
-        timeoutMs: Math.max(1, Math.min(req.timeoutMs, left)),
-        ...(req.runtime ? { runtime: req.runtime } : {}),
-        ...(req.protect ? { protect: req.protect } : {}),
-        ...(req.judge ? { judge: req.judge } : {}),
-        ...(req.channel ? { channel: true } : {}),
-        ...(req.isolate ? { isolate: true } : {}),
-        signal: opts.signal,
-        purpose: opts.purpose ?? "check",
-      });
-      runs.push({ ...evidenceOf(result), ...(req.repetition !== undefined ? { repetition: req.repetition } : {}) });
+    await runRequests(opts, requests, runs);
+    if (opts.failedPlainly && rerunsFailed(check) && runs.length === requests.length && (await opts.failedPlainly(index, check, runs))) {
+      await runRequests(opts, planCheckRuns(check, planContext, { rerun: true }), runs);
     }
     out.push({ index, checkId: check.id, runs });
   }
   return out;
+}
+
+/** Runs a check's requests in order, one fresh container each, while the goal has time left. */
+async function runRequests(opts: Parameters<typeof runCheckRuns>[0], requests: ReturnType<typeof planCheckRuns>, runs: RunEvidence[]): Promise<void> {
+  for (const req of requests) {
+    const left = opts.timeLeftMs();
+    if (left <= 0) break;
+    const result = await opts.run({
+      files: opts.inputs,
+      workFiles: req.files,
+      command: req.command,
+      env: { ...opts.env, ...req.env },
+      timeoutMs: Math.max(1, Math.min(req.timeoutMs, left)),
+      ...(req.runtime ? { runtime: req.runtime } : {}),
+      ...(req.protect ? { protect: req.protect } : {}),
+      ...(req.judge ? { judge: req.judge } : {}),
+      ...(req.channel ? { channel: true } : {}),
+      ...(req.isolate ? { isolate: true } : {}),
+      signal: opts.signal,
+      purpose: opts.purpose ?? "check",
+    });
+    runs.push({ ...evidenceOf(result), ...(req.repetition !== undefined ? { repetition: req.repetition } : {}) });
+  }
 }
 
 // Stored as JSON bytes with artifacts in base64: whatever a program wrote is kept as it was.

@@ -13,7 +13,7 @@ import type { CheckResult, Finding, RunEvidence, VerifyContext } from "../types"
 import { BRIDGE_WIRE_PY } from "./bridge-py";
 import { CASES_JUDGE_PY, CASES_SERVER_PY } from "./cases-harness";
 import { maxFindingsParam } from "./json-matches";
-import { repeatParam } from "./support";
+import { repeatParam, rerunFailedParam } from "./support";
 
 export const MAX_CASES = 500;
 /** The judge's directory: the cases live there, out of the program's reach. */
@@ -67,6 +67,7 @@ const params = z
     stdout_mode: textModeParam,
     max_findings: maxFindingsParam,
     repeat: repeatParam,
+    rerun_failed: rerunFailedParam,
   })
   .superRefine((p, ctx) => {
     // Stryker disable next-line StringLiteral: equivalent; an issue's code is never shown, its path and message are
@@ -151,7 +152,7 @@ export const cases = defineCheck({
     "Data-driven test cases against the program's code, run in a fresh sandbox container of their own, each case under its own time limit. call mode imports the program as <module>.py and calls `function(*args, **kwargs)`; stdin mode runs the program with each case's stdin. Results are serialised to plain JSON in the container and compared OUTSIDE it (expected values never enter a container): numbers within atol/rtol, integers exactly; stdout by stdout_mode. Every case must pass; an exception, a timeout, sys.exit or a missing result is a failure.",
   params,
   example: { mode: "call", function: "add", cases: [{ id: "small", args: [2, 3], expected: 5 }, { args: [-1, 1], expected: 0 }], timeout_seconds: 5 },
-  publicParams: ["mode", "module", "function", "timeout_seconds", "atol", "rtol", "ignore_order", "sequence_types", "stdout_mode", "repeat"],
+  publicParams: ["mode", "module", "function", "timeout_seconds", "atol", "rtol", "ignore_order", "sequence_types", "stdout_mode", "repeat", "rerun_failed"],
   checkerFiles: (p) => (p.cases_file ? [p.cases_file] : []),
   sandbox(p, ctx) {
     const resolved = resolveCases(p, ctx.checkerFiles);

@@ -8,7 +8,7 @@ import { PYTEST_SHADOWS } from "../lib/python";
 import type { CheckResult, CheckRunRequest, Finding, RunEvidence } from "../types";
 import { applyAttempt, isLocked } from "../workspace";
 import { maxFindingsParam } from "./json-matches";
-import { repeatParam } from "./support";
+import { repeatParam, rerunFailedParam } from "./support";
 
 // issue 14: a client's own command (tsc --noEmit, node --test, npm test, pytest) run in a fresh container
 // over the workspace with the attempt's files applied. issue 26: the client's files (its locked paths, the
@@ -52,6 +52,7 @@ const params = z
     max_output_chars: z.int().min(200).max(20_000).default(4000).describe("How much of the command's output (its end) a failure quotes."),
     max_findings: maxFindingsParam,
     repeat: repeatParam,
+    rerun_failed: rerunFailedParam,
   })
   .refine((p) => p.run !== "exec" || p.args.length > 0, { message: "exec needs the command in args", path: ["args"] });
 
@@ -183,7 +184,7 @@ export const command = defineCheck({
     "A client command (run: tsc, node_test, npm_test, pytest, or exec with args) in a fresh sandbox container over the goal's workspace with the attempt's files applied. Locked files (the goal's workspace.locked, and files that configure the runner: package.json, tsconfig*.json, node_modules/ for Node; conftest.py, pytest.ini, .pytest.ini, pyproject.toml, setup.cfg, tox.ini, and top-level modules or *.dist-info that would shadow pytest, for pytest) are restored from the original before the command runs; an attempt that changed one fails. Passes when the command exits 0 and, for test runners, its JUnit report lists at least min_tests tests, all passed (zero tests fail). A failure quotes the end of the command's output.",
   params,
   example: { run: "node_test", args: ["test/sum.test.ts"], min_tests: 2 },
-  publicParams: ["run", "args", "min_tests", "timeout_seconds", "max_output_chars", "max_findings", "repeat"],
+  publicParams: ["run", "args", "min_tests", "timeout_seconds", "max_output_chars", "max_findings", "repeat", "rerun_failed"],
   publicMessages: true,
   sandbox(p, ctx): CheckRunRequest[] {
     // Stryker disable next-line StringLiteral: equivalent; Buffer.from reads a string as utf8 when the encoding is empty

@@ -15,6 +15,12 @@ export const repeatParam = z
   .default(1)
   .describe("Runs the check this many times on the same program, each time in fresh containers: it passes only if every run passes, and runs that disagree are reported as flaky (still a failure).");
 
+/** The checks that run code: one more run of the check when it fails, to tell a flaky check from a failing one. */
+export const rerunFailedParam = z
+  .boolean()
+  .default(false)
+  .describe("When the check fails (and showed no tampering), runs it once more on the same program before the verdict: if that run passes the check is reported flaky, still a failure; if it fails too, it failed twice.");
+
 export type Got<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** The value at `path` in the JSON artifact `artifact`. */

@@ -8,7 +8,7 @@ import { BRIDGE_CLIENT_PY, BRIDGE_SERVER_PY, BRIDGE_WIRE_PY, JUDGE_PYTEST_PY } f
 import { programRunStopped } from "../lib/not-run";
 import type { CheckResult, Finding, NamedFile, RunEvidence, VerifyContext } from "../types";
 import { maxFindingsParam } from "./json-matches";
-import { repeatParam } from "./support";
+import { repeatParam, rerunFailedParam } from "./support";
 
 // The client's own pytest files, run against the program. By default (isolation "process", issue 26) the
 // tests run in a judge process of their own, under another uid, with files the program can neither read nor
@@ -45,6 +45,7 @@ const params = z.strictObject({
   call_timeout_seconds: z.int().min(1).max(600).default(30).describe("isolation process: the longest one call into the program may take before the test fails."),
   max_findings: maxFindingsParam,
   repeat: repeatParam,
+  rerun_failed: rerunFailedParam,
 });
 
 export const testSuite = defineCheck({
@@ -53,7 +54,7 @@ export const testSuite = defineCheck({
     "The client's pytest files (checker files) run against the program (placed as <module>.py). Passes only when pytest exits 0 AND its JUnit XML report agrees: at least min_tests tests, none failed, errored or skipped. isolation process (the default): the tests run in a process of their own that the program can neither read nor touch, reaching the program through a stand-in module whose calls cross as plain data; isolation none: the program is imported into pytest's process (docs/checks.md says what each trusts).",
   params,
   example: { tests: ["test_solution.py"], module: "solution", min_tests: 3 },
-  publicParams: ["module", "min_tests", "timeout_seconds", "isolation", "call_timeout_seconds", "repeat"],
+  publicParams: ["module", "min_tests", "timeout_seconds", "isolation", "call_timeout_seconds", "repeat", "rerun_failed"],
   checkerFiles: (p) => p.tests,
   sandbox(p, ctx) {
     const missing = p.tests.some((name) => !ctx.checkerFiles.some((f) => f.name === name));
