@@ -252,7 +252,10 @@ export async function startLoop(opts: LoopOptions = {}): Promise<Loop> {
   const loop = await core;
   const tenant = await createTenant(loop.prisma, { name: `${loop.prefix}-tenant`, secretBox: loop.secretBox });
   const mine = loop.withTenant(tenant);
-  return { ...loop, ...mine, close: () => settleShared(loop, mine) };
+  const startRunner = (): Promise<never> => {
+    throw new Error("a shared loop's runner is started once, by the loop itself: a file that starts runners asks for a loop of its own (startLoop without shared)");
+  };
+  return { ...loop, ...mine, startRunner, close: () => settleShared(loop, mine) };
 }
 
 // The files of a worker share its module graph (isolate: false), so this map outlives a file. The loops
