@@ -307,10 +307,13 @@ print(sorted(set(found)))
   it("refills during a run that outlasts refillDelayMs, so that a long run does not leave the pool empty", async () => {
     const { s } = pool(1, { refillDelayMs: 300 });
     await s.warm({ timeoutMs: 60_000 });
-    const run = s.run(script("import time\ntime.sleep(20)", { timeoutMs: 60_000 }));
-    await s.warm({ timeoutMs: 15_000 });
+    // A run that would go on for a minute; once the pool has refilled beside it, it is stopped (aborted).
+    const stop = new AbortController();
+    const run = s.run(script("import time\ntime.sleep(60)", { timeoutMs: 90_000, signal: stop.signal }));
+    await s.warm({ timeoutMs: 30_000 });
     expect(s.poolStats()).toMatchObject({ idle: 1 });
-    expect(await run).toMatchObject({ exitCode: 0, pooled: true });
+    stop.abort();
+    expect(await run).toMatchObject({ aborted: true, timedOut: false, pooled: true });
   }, 120_000);
 
   it("keeps idle memory bounded: no more idle containers than the budget holds at one memory limit each", () => {
