@@ -203,7 +203,7 @@ describe("isolation none", () => {
 // Files the tests hand to the program: a path in the judge's temporary directory (tmp_path, tmpdir, tempfile)
 // passed to the program is opened to it, and nothing else is. The second half of the suite is a program
 // that tries to read what it was not given: a sibling of a file it got, the directory above, a path it
-// named itself and the tests passed back, a link it planted into a directory it was handed.
+// named itself and the tests passed back; and it can add no entry (a link) to a directory it was handed.
 const FILES_SOLUTION = String.raw`import os, pathlib
 def load(p):
     out = {}
@@ -246,9 +246,13 @@ def read(p):
 def remove(p):
     return attempt(lambda: os.remove(p))
 def plant(box):
-    os.symlink(os.path.join(os.path.dirname(str(box)), "secret"), os.path.join(str(box), "link"))
-def read_through(box):
-    return attempt(lambda: open(os.path.join(str(box), "link", "answer.txt")).read())
+    return attempt(lambda: os.symlink(os.path.join(os.path.dirname(str(box)), "secret"), os.path.join(str(box), "link")))
+def create_in(d):
+    return attempt(lambda: open(os.path.join(str(d), "new.txt"), "w").write("x"))
+def save(data, p):
+    with open(p, "w") as f:
+        for k, v in sorted(data.items()):
+            f.write("%s,%d\n" % (k, v))
 def snoop():
     found = []
     for root, _, files in os.walk("/tmp"):
@@ -310,19 +314,25 @@ def test_nothing_else_is_handed_over(tmp_path):
     assert solution.read(named) == "PermissionError"
     assert solution.snoop() == []
 
-def test_a_planted_link_is_not_followed(tmp_path):
+def test_a_round_trip_through_a_file(tmp_path):
+    out = tmp_path / "saved.csv"
+    solution.save({"b": 2, "a": 1}, out)
+    assert out.read_text() == "a,1\nb,2\n"
+    assert solution.load(out) == {"a": 1, "b": 2}
+
+def test_no_entry_can_be_added_to_the_tests_directories(tmp_path):
+    # A link planted there would send the tests' own reads (under the judge's uid) to the judge's files.
     box = tmp_path / "box"
     box.mkdir()
-    (tmp_path / "secret").mkdir()
-    (tmp_path / "secret" / "answer.txt").write_text("42\n")
-    solution.plant(box)
     assert solution.load_dir(box) == {}
-    assert solution.read_through(box) == "PermissionError"
+    assert solution.plant(box) == "PermissionError"
+    assert solution.create_in(box) == "PermissionError"
+    assert not (box / "link").exists()
 `;
 
 describe("files the tests hand to the program (pooled)", () => {
-  it("a path in the temporary directory reaches the program, and only that path: 7 tests pass", async () => {
-    const spec: CheckSpec = { id: "test_suite", kind: "deterministic", description: "", params: { tests: ["test_files.py"], module: "solution", min_tests: 7 } };
+  it("a path in the temporary directory reaches the program, and only that path: 8 tests pass", async () => {
+    const spec: CheckSpec = { id: "test_suite", kind: "deterministic", description: "", params: { tests: ["test_files.py"], module: "solution", min_tests: 8 } };
     const checkerFiles = [{ name: "test_files.py", content: Buffer.from(FILES_TESTS) }];
     const program = { filename: "solution.py", source: FILES_SOLUTION };
     const [req] = planCheckRuns(spec, { program, checkerFiles, inputs: [] });
@@ -331,6 +341,6 @@ describe("files the tests hand to the program (pooled)", () => {
     const res = await pooled.run({ files: [], workFiles: files, ...rest, purpose: "check" });
     const ctx: VerifyContext = { exitCode: 0, timedOut: false, oomKilled: false, stdout: "", stderr: "", durationMs: 0, artifacts: [], artifactErrors: [], inputs: [], checkerFiles, program, runs: [] };
     const outcome = runCheck(spec, ctx, [{ ...res, artifacts: [], ...(res.judge ? { judge: { ...res.judge } } : {}) }]);
-    expect(outcome.message, `${outcome.findings.map((f) => f.note).join("\n")}\n${res.stderr}`).toBe("7 tests: 7 passed, 0 failed, 0 errors, 0 skipped");
+    expect(outcome.message, `${outcome.findings.map((f) => f.note).join("\n")}\n${res.stderr}`).toBe("8 tests: 8 passed, 0 failed, 0 errors, 0 skipped");
   }, 180_000);
 });

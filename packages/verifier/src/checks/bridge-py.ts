@@ -811,10 +811,12 @@ def _method(obj, name, *args):
 # the program's process cannot read what the tests write. A test that passes the program a path in the
 # temporary directory (tmp_path, tmpdir, tempfile) hands that file or directory over: the judge opens it
 # to the program's uid, and nothing else. A file: readable and writable. A directory: listable, with every
-# file in it, and the program may add entries but never remove or rename the tests' (sticky). A path that
-# does not exist yet (an output to write): the nearest directory above it lets the program create entries,
-# without listing it. The directories above get search permission only, so the tests' other files stay
-# out of reach, named or not. A path the program itself sent the tests is never handed over.
+# file in it readable and writable. A path that does not exist yet (an output to write): the judge makes
+# it, an empty file the program may write (and the directories above it). The directories above get search
+# permission only, so the tests' other files stay out of reach, named or not. The program never gets to add,
+# remove or rename an entry in the tests' directories: a link it planted there would make the tests' own
+# reads and writes (which follow links, under the judge's uid) reach the judge's private files. A path the
+# program itself sent the tests is never handed over.
 
 import stat, tempfile  # noqa: E402
 
@@ -856,8 +858,6 @@ def _open_up(path, add):
         return
     if st.st_uid != _ME or not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         return
-    if not stat.S_ISDIR(st.st_mode):
-        add &= ~stat.S_ISVTX
     try:
         os.chmod(path, stat.S_IMODE(st.st_mode) | add)
     except OSError:
@@ -877,17 +877,24 @@ def _hand_over(p):
         st = os.lstat(real)
     except OSError:
         st = None
-    parent = os.path.dirname(real)
     if st is None:
-        while parent != _TMP and not os.path.isdir(parent):
-            parent = os.path.dirname(parent)
-        if parent == _TMP:
+        # An output to write: made here, empty, the program's to write; its directories the judge's.
+        parent = os.path.dirname(real)
+        if not parent.startswith(_TMP + "/"):
             return
-        _open_up(parent, stat.S_IWOTH | stat.S_IXOTH | stat.S_ISVTX)
+        try:
+            os.makedirs(parent, exist_ok=True)
+            fd = os.open(real, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            return
+        try:
+            os.fchmod(fd, 0o666)
+        finally:
+            os.close(fd)
     elif stat.S_ISDIR(st.st_mode):
         seen = 0
         for root, dirs, files in os.walk(real):
-            _open_up(root, stat.S_IRWXO | stat.S_ISVTX)
+            _open_up(root, stat.S_IROTH | stat.S_IXOTH)
             for f in files:
                 _open_up(os.path.join(root, f), stat.S_IROTH | stat.S_IWOTH)
             seen += 1 + len(files)
@@ -895,6 +902,7 @@ def _hand_over(p):
                 break
     else:
         _open_up(real, stat.S_IROTH | stat.S_IWOTH)
+    parent = os.path.dirname(real)
     while parent.startswith(_TMP + "/"):
         _open_up(parent, stat.S_IXOTH)
         parent = os.path.dirname(parent)
