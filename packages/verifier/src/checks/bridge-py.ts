@@ -880,7 +880,7 @@ def _hand_over(p):
     if st is None:
         # An output to write: made here, empty, the program's to write; its directories the judge's.
         parent = os.path.dirname(real)
-        if not parent.startswith(_TMP + "/"):
+        if parent != _TMP and not parent.startswith(_TMP + "/"):
             return
         try:
             os.makedirs(parent, exist_ok=True)
