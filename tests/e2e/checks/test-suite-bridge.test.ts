@@ -253,6 +253,10 @@ def save(data, p):
     with open(p, "w") as f:
         for k, v in sorted(data.items()):
             f.write("%s,%d\n" % (k, v))
+def link_to_the_tests():
+    link = "/work/tests-link.py"
+    os.symlink("/work/.judge/tests/test_files.py", link)
+    return link
 def snoop():
     found = []
     for root, _, files in os.walk("/tmp"):
@@ -263,6 +267,7 @@ def snoop():
 `;
 
 const FILES_TESTS = String.raw`import os, tempfile
+import pytest
 import solution
 
 def test_a_file_given_as_text_or_path(tmp_path):
@@ -314,6 +319,13 @@ def test_nothing_else_is_handed_over(tmp_path):
     assert solution.read(named) == "PermissionError"
     assert solution.snoop() == []
 
+def test_a_link_the_program_made_to_the_tests_reads_nothing():
+    # A test that reads a path the program controls follows its links as the judge's uid; the tests' files
+    # are unreadable to the judge itself once collected.
+    link = solution.link_to_the_tests()
+    with pytest.raises(PermissionError):
+        open(link).read()
+
 def test_a_round_trip_through_a_file(tmp_path):
     out = tmp_path / "saved.csv"
     solution.save({"b": 2, "a": 1}, out)
@@ -331,8 +343,8 @@ def test_no_entry_can_be_added_to_the_tests_directories(tmp_path):
 `;
 
 describe("files the tests hand to the program (pooled)", () => {
-  it("a path in the temporary directory reaches the program, and only that path: 8 tests pass", async () => {
-    const spec: CheckSpec = { id: "test_suite", kind: "deterministic", description: "", params: { tests: ["test_files.py"], module: "solution", min_tests: 8 } };
+  it("a path in the temporary directory reaches the program, and only that path: 9 tests pass", async () => {
+    const spec: CheckSpec = { id: "test_suite", kind: "deterministic", description: "", params: { tests: ["test_files.py"], module: "solution", min_tests: 9 } };
     const checkerFiles = [{ name: "test_files.py", content: Buffer.from(FILES_TESTS) }];
     const program = { filename: "solution.py", source: FILES_SOLUTION };
     const [req] = planCheckRuns(spec, { program, checkerFiles, inputs: [] });
@@ -341,6 +353,6 @@ describe("files the tests hand to the program (pooled)", () => {
     const res = await pooled.run({ files: [], workFiles: files, ...rest, purpose: "check" });
     const ctx: VerifyContext = { exitCode: 0, timedOut: false, oomKilled: false, stdout: "", stderr: "", durationMs: 0, artifacts: [], artifactErrors: [], inputs: [], checkerFiles, program, runs: [] };
     const outcome = runCheck(spec, ctx, [{ ...res, artifacts: [], ...(res.judge ? { judge: { ...res.judge } } : {}) }]);
-    expect(outcome.message, `${outcome.findings.map((f) => f.note).join("\n")}\n${res.stderr}`).toBe("8 tests: 8 passed, 0 failed, 0 errors, 0 skipped");
+    expect(outcome.message, `${outcome.findings.map((f) => f.note).join("\n")}\n${res.stderr}`).toBe("9 tests: 9 passed, 0 failed, 0 errors, 0 skipped");
   }, 180_000);
 });

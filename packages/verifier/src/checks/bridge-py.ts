@@ -1054,5 +1054,24 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.append(here)
 import pytest  # noqa: E402
 
-sys.exit(pytest.main(sys.argv[1:]))
+
+class Seal:
+    """Once the tests are collected (imported), their source is read into linecache (for tracebacks) and the
+    files are made unreadable, to this process too: a test that reads a path the program controls (a link
+    the program made to the hidden tests) and hands what it read back can no longer reach them."""
+
+    def pytest_collection_finish(self, session):
+        import linecache
+        for root, _, files in os.walk(os.path.join(here, "tests")):
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(root, name)
+                    linecache.updatecache(path)
+                    try:
+                        os.chmod(path, 0)
+                    except OSError:
+                        pass
+
+
+sys.exit(pytest.main(sys.argv[1:], plugins=[Seal()]))
 `;
