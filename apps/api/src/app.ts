@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Server } from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
@@ -69,6 +69,16 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 
 export const API_VERSION = "0.1.0";
 
+/** Fastify's request lines, as one: the completed line carries the request's method and URL too. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, "request errored");
+    else reply.log.info(line, "request completed");
+  }
+}
+
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
 
 /** Build the Fastify instance without listening: tests use app.inject(), server.ts calls listen(). */
@@ -80,6 +90,8 @@ export async function build(deps: ApiDeps) {
     trustProxy: typeof deps.trustProxy === "number" ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
     // Open SSE streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
+    // One log line per request, when it is answered (Fastify's "incoming request" line said nothing more).
+    logController: new OneLinePerRequest(),
     // Errors the router raises before any route runs (an over-long or malformed URL) get our shape too.
     frameworkErrors: (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
       const path = "params";
