@@ -5,7 +5,7 @@
 import { LoopSmithError } from "@loopsmith/core";
 import { SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, TS_REGISTER, type RunRequest, type RunResult, type SandboxFile } from "@loopsmith/sandbox";
 import type { FrozenCheck, GeneratedCode, Language } from "@loopsmith/schemas";
-import { applyAttempt, type RunEvidence, type VerifyContext, type WorkspaceFile } from "@loopsmith/verifier";
+import { applyAttempt, type RunEvidence, type VerifyContext, type WorkspaceEvidence, type WorkspaceFile } from "@loopsmith/verifier";
 import { runCheckRuns, type CheckRunsOfCheck } from "./check-runs";
 import type { StepDeps } from "./context";
 
@@ -115,11 +115,18 @@ function failedPlainly(
   workspace: GoalWorkspace | null,
 ) {
   return async (_index: number, check: FrozenCheck, runs: RunEvidence[]): Promise<boolean> => {
-    const changed = workspace ? applyAttempt(workspace.files, attemptFiles(opts.code), workspace.locked, false).changed : null;
-    const ctx = verifyContext(run, { inputs: opts.inputs, checkerFiles: opts.checkerFiles }, { filename: opts.code.filename, source: opts.code.source });
-    const [outcome] = await checks.run([check], { ...ctx, ...(workspace && changed ? { workspace: { changed, locked: workspace.locked, original: workspace.files.map((f) => f.path) } } : {}) }, () => runs);
+    const program = { filename: opts.code.filename, source: opts.code.source };
+    const ctx = verifyContext(run, { inputs: opts.inputs, checkerFiles: opts.checkerFiles }, program, workspaceEvidence(workspace, opts.code));
+    const [outcome] = await checks.run([check], ctx, () => runs);
     return outcome !== undefined && !outcome.passed && outcome.tampered === undefined && outcome.flaky === undefined;
   };
+}
+
+/** What the verifier sees of an attempt's workspace: what it changed (command checks fail an edit of a locked file). */
+export function workspaceEvidence(workspace: GoalWorkspace | null, code: Parameters<typeof attemptFiles>[0]): WorkspaceEvidence | undefined {
+  if (!workspace) return undefined;
+  const { changed } = applyAttempt(workspace.files, attemptFiles(code), workspace.locked, false);
+  return { changed, locked: workspace.locked, original: workspace.files.map((f) => f.path) };
 }
 
 /** What the verifier sees of a run (stored or fresh). */
@@ -127,7 +134,7 @@ export function verifyContext(
   run: RunEvidence,
   goalFiles: { inputs: SandboxFile[]; checkerFiles: SandboxFile[] },
   program: { filename: string; source: string } | null,
-  workspace?: { changed: string[]; locked: string[] },
+  workspace?: WorkspaceEvidence,
 ): VerifyContext {
   return {
     exitCode: run.exitCode,

@@ -2,8 +2,8 @@
 // run knowing their results. The machine, not this handler, turns both into the next state.
 import { applyVeto, errorClass, inspectorRequest, outcomeHash, stuckHashes } from "@loopsmith/agents";
 import { asJson, type Tx } from "@loopsmith/db";
-import { applyAttempt, jsonDepth, parseJsonExact } from "@loopsmith/verifier";
-import { attemptFiles } from "./attempt";
+import { jsonDepth, parseJsonExact } from "@loopsmith/verifier";
+import { workspaceEvidence } from "./attempt";
 import { loadCheckerFiles, loadCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
 import { loadExecution, loadInputs, loadLatestCode, loadPlan, loadWorkspace, runSummary } from "./evidence";
@@ -27,7 +27,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
     loadWorkspace(deps.prisma, goal.id),
   ]);
   // issue 14: what the attempt changed in the workspace (command checks fail an edit of a locked file).
-  const changed = workspace ? applyAttempt(workspace.files, attemptFiles(code), workspace.locked, false).changed : null;
+  const changed = workspaceEvidence(workspace, code);
   // Off the event loop, each check under its time limit (see the verifier's pool).
   const outcomes = await deps.checks.run(
     checks,
@@ -44,7 +44,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
       checkerFiles,
       program: { filename: code.filename, source: exec.script },
       runs: [],
-      ...(workspace && changed ? { workspace: { changed, locked: workspace.locked, original: workspace.files.map((f) => f.path) } } : {}),
+      ...(changed ? { workspace: changed } : {}),
     },
     (i) => runs.get(i) ?? [],
   );
