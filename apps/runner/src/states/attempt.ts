@@ -114,7 +114,7 @@ function failedPlainly(
   opts: { code: { filename: string; source: string; files?: GeneratedCode["files"] }; inputs: SandboxFile[]; checkerFiles: SandboxFile[] },
   workspace: GoalWorkspace | null,
 ) {
-  return async (_index: number, check: FrozenCheck, runs: RunEvidence[]): Promise<boolean> => {
+  return async (check: FrozenCheck, runs: RunEvidence[]): Promise<boolean> => {
     const program = { filename: opts.code.filename, source: opts.code.source };
     const ctx = verifyContext(run, { inputs: opts.inputs, checkerFiles: opts.checkerFiles }, program, workspaceEvidence(workspace, opts.code));
     const [outcome] = await checks.run([check], ctx, () => runs);

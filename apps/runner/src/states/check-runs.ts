@@ -52,7 +52,7 @@ export async function runCheckRuns(opts: {
    * Whether a check failed on its runs so far as a plain failure (not tampering, not flaky, not unrun): a
    * check with rerun_failed then gets one more repetition. Without it, no check is run again.
    */
-  failedPlainly?: (index: number, check: FrozenCheck, runs: RunEvidence[]) => Promise<boolean>;
+  failedPlainly?: (check: FrozenCheck, runs: RunEvidence[]) => Promise<boolean>;
 }): Promise<CheckRunsOfCheck[]> {
   const out: CheckRunsOfCheck[] = [];
   for (const [index, check] of opts.checks.entries()) {
@@ -67,7 +67,7 @@ export async function runCheckRuns(opts: {
     if (requests.length === 0) continue;
     const runs: RunEvidence[] = [];
     await runRequests(opts, requests, runs);
-    if (opts.failedPlainly && rerunsFailed(check) && runs.length === requests.length && (await opts.failedPlainly(index, check, runs))) {
+    if (opts.failedPlainly && rerunsFailed(check) && runs.length === requests.length && (await opts.failedPlainly(check, runs))) {
       await runRequests(opts, planCheckRuns(check, planContext, { rerun: true }), runs);
     }
     out.push({ index, checkId: check.id, runs });
