@@ -14,6 +14,7 @@ import type { Queue } from "bullmq";
 import { registerAuth, registerWithAccess } from "./auth";
 import { registerBodyGuard } from "./body-guard";
 import { clientErrorHandler } from "./client-errors";
+import { consoleRoutes } from "./console";
 import { registerJsonBody } from "./json-body";
 import { DEFAULT_MAX_IN_FLIGHT, registerLoadShedding } from "./load-shed";
 import { openApiTransform, openApiTransformObject } from "./openapi-docs";
@@ -58,6 +59,8 @@ export interface ApiDeps {
    * (without a token it answers 403). Unset: no /metrics route.
    */
   metrics?: { metrics: Metrics; exposition?: Exposition; token?: string };
+  /** Where the console's built files are (default apps/console/dist). */
+  consoleDir?: string;
   /** The queues the dashboard at /admin/queues shows (behind ADMIN_API_KEY); unset: no dashboard. */
   dashboardQueues?: readonly Queue[];
 }
@@ -207,6 +210,8 @@ export async function build(deps: ApiDeps) {
   await app.register(replayRoutes, { deps: services });
   await app.register(artifactRoutes, { deps: services });
   if (metrics?.exposition) await app.register(metricsRoutes, { exposition: metrics.exposition, token: metrics.token });
+  // The console's files are public (the page holds no data; it asks for a key and uses the API).
+  await registerWithAccess(app, "public", consoleRoutes, { dir: deps.consoleDir });
   if (deps.dashboardQueues) await registerWithAccess(app, "admin", queueDashboardRoutes, { queues: deps.dashboardQueues }, { basicAuth: true });
   return app;
 }

@@ -9,6 +9,8 @@ export interface GoalPage {
   limit: number;
   /** Keyset: only goals older than this (createdAt, then id). */
   before?: { at: Date; id: string };
+  /** Only goals whose objective contains this text (any case), or whose id it is. */
+  search?: string;
 }
 
 export function goalsOf(prisma: PrismaClient, tenantId: string) {
@@ -21,19 +23,30 @@ export function goalsOf(prisma: PrismaClient, tenantId: string) {
     view(id: string) {
       return loadGoalView(prisma, { tenantId, id });
     },
-    /** Newest first; one row more than `limit` tells the caller there is a next page. */
-    list(page: GoalPage) {
-      const { state, limit, before } = page;
-      return prisma.goal.findMany({
+    /**
+     * Newest first, each with its model spend; one row more than `limit` tells the caller there is a next
+     * page.
+     */
+    async list(page: GoalPage) {
+      const { state, limit, before, search } = page;
+      const text = search?.toLowerCase();
+      const rows = await prisma.goal.findMany({
         where: {
           tenantId,
           ...(state ? { state } : {}),
-          ...(before ? { OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] } : {}),
+          ...(text ? { OR: [{ objective: { contains: text, mode: "insensitive" } }, ...(UUID.test(text) ? [{ id: text }] : [])] } : {}),
+          ...(before ? { AND: [{ OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] }] } : {}),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: limit + 1,
         select: { id: true, objective: true, state: true, verified: true, failureReason: true, attempts: true, createdAt: true, updatedAt: true, finishedAt: true },
       });
+      // One grouped sum for the page, not one per goal.
+      const spend = rows.length
+        ? await prisma.modelCall.groupBy({ by: ["goalId"], where: { goalId: { in: rows.map((r) => r.id) } }, _sum: { costUsd: true } })
+        : [];
+      const costOf = new Map(spend.map((s) => [s.goalId, s._sum.costUsd ?? 0]));
+      return rows.map((r) => ({ ...r, costUsd: costOf.get(r.id) ?? 0 }));
     },
     byIdempotencyKey(key: string) {
       return prisma.goal.findUnique({

@@ -407,6 +407,7 @@ export const errorBody = z
 
 export const goalSummary = goalView
   .pick({ id: true, objective: true, state: true, verified: true, failure_reason: true, attempts: true, created_at: true, updated_at: true, finished_at: true })
+  .extend({ cost_usd: z.number().describe("Model spend so far (USD), as cost.cost_usd of GET /goals/:id.") })
   .meta({ id: "GoalSummary" });
 export type GoalSummary = z.infer<typeof goalSummary>;
 
@@ -416,6 +417,13 @@ export const listGoalsQuery = z
     state: z.enum(STATES).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional().describe("next_cursor from the previous page."),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Only goals whose objective contains this text (any case), or the goal with this id."),
   })
   .strict();
 

@@ -234,9 +234,9 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     },
     async (req) => {
       const tenant = tenantOf(req);
-      const { state, limit, cursor } = req.query;
+      const { state, limit, cursor, q } = req.query;
       const after = cursor ? decodeCursor(cursor) : null;
-      const rows = await goalsOf(opts.deps().prisma, tenant.id).list({ state, limit, before: after ?? undefined });
+      const rows = await goalsOf(opts.deps().prisma, tenant.id).list({ state, limit, before: after ?? undefined, search: q });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
@@ -250,6 +250,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           created_at: g.createdAt.toISOString(),
           updated_at: g.updatedAt.toISOString(),
           finished_at: g.finishedAt?.toISOString() ?? null,
+          cost_usd: g.costUsd,
         })),
         next_cursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
       };

@@ -1583,6 +1583,8 @@ export interface components {
              */
             updated_at: string;
             finished_at: string | null;
+            /** @description Model spend so far (USD), as cost.cost_usd of GET /goals/:id. */
+            cost_usd: number;
         };
         GoalList: {
             goals: components["schemas"]["GoalSummary"][];
@@ -1967,6 +1969,8 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor from the previous page. */
                 cursor?: string;
+                /** @description Only goals whose objective contains this text (any case), or the goal with this id. */
+                q?: string;
             };
             header?: never;
             path?: never;
