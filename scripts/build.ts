@@ -10,7 +10,7 @@
 //
 // Usage: tsx scripts/build.ts        (npm run build; setup.sh and the image run it)
 import { build, type Plugin } from "esbuild";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -72,8 +72,38 @@ export async function buildAll(): Promise<void> {
 
 export const BUILD_STAMP = "apps/runner/dist/.built";
 
+/** What the console's build reads: its sources, and the workspace code it bundles. */
+const CONSOLE_SOURCES = ["apps/console/src", "apps/console/index.html", "apps/console/vite.config.ts", "packages/client/src", "packages/receipts/src/canonical-json.ts"];
+const CONSOLE_DIST = "apps/console/dist";
+
+function newestMtime(p: string): number {
+  const s = statSync(p);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(s.mtimeMs, ...readdirSync(p).map((f) => newestMtime(path.join(p, f))));
+}
+
+/**
+ * The console (apps/console) built by Vite into apps/console/dist, which the API serves under /console/.
+ * Skipped when the build is newer than every source; otherwise built beside and swapped in, so that an
+ * API serving the old build never sees half of the new one.
+ */
+export async function buildConsole(): Promise<boolean> {
+  const dist = path.join(root, CONSOLE_DIST);
+  const stamp = path.join(dist, "index.html");
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...CONSOLE_SOURCES.map((p) => newestMtime(path.join(root, p))))) return false;
+  const { build: viteBuild } = await import("vite");
+  const tmp = `${dist}.${process.pid}.tmp`;
+  await viteBuild({ root: path.join(root, "apps/console"), configFile: path.join(root, "apps/console/vite.config.ts"), logLevel: "warn", build: { outDir: tmp, emptyOutDir: true } });
+  const old = `${dist}.${process.pid}.old`;
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(tmp, dist);
+  rmSync(old, { recursive: true, force: true });
+  return true;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
   await buildAll();
-  console.log(`[build] apps/api/dist, apps/runner/dist, apps/socket-proxy/dist in ${Math.round(performance.now() - started)} ms`);
+  const consoleBuilt = await buildConsole();
+  console.log(`[build] apps/api/dist, apps/runner/dist, apps/socket-proxy/dist${consoleBuilt ? ", apps/console/dist" : ""} in ${Math.round(performance.now() - started)} ms`);
 }

@@ -236,7 +236,7 @@ describe("docker-compose.yml", () => {
         expect(fs.existsSync(path.join(repoRoot, source)), source).toBe(true);
       }
       expect(readDockerfile()).toMatch(/RUN .*npx tsx scripts\/build\.ts/);
-      for (const dir of ["apps/api/dist", "apps/runner/dist", "apps/socket-proxy/dist"]) expect(readDockerfile()).toContain(`COPY --from=build /app/${dir} ${dir}`);
+      for (const dir of ["apps/api/dist", "apps/runner/dist", "apps/socket-proxy/dist", "apps/console/dist"]) expect(readDockerfile()).toContain(`COPY --from=build /app/${dir} ${dir}`);
     });
 
     it("port 2375 is on an internal network that only the runner and the proxy join", () => {

@@ -4,11 +4,12 @@
 // no file knows it is the last; their containers and queue keys are removed here, after every worker has ended.
 import { Redis } from "ioredis";
 import { dockerClient, RUNNER_LABEL, SANDBOX_LABEL } from "@loopsmith/sandbox";
-import { buildAll } from "../../scripts/build";
+import { buildAll, buildConsole } from "../../scripts/build";
 import { REDIS_URL, SHARED_RUNNER_PREFIX } from "./services";
 
 export default async function setup(): Promise<() => Promise<void>> {
   await buildAll();
+  await buildConsole();
   return async () => {
     const docker = dockerClient();
     const all = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
