@@ -136,7 +136,7 @@ export function GoalPage({ session, id }: { session: Session; id: string }) {
       {goal.state === "verified" && goal.report !== null && (
         <section aria-labelledby="report-h">
           <h2 id="report-h">Verified report</h2>
-          <pre class="text">{JSON.stringify(goal.report, null, 2)}</pre>
+          <pre tabIndex={0} class="text">{JSON.stringify(goal.report, null, 2)}</pre>
         </section>
       )}
       <Timeline goal={goal} />

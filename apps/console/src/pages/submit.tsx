@@ -113,7 +113,7 @@ export function SubmitPage({ session }: { session: Session }) {
               <details>
                 <summary>About {c.id}</summary>
                 <p class="hint">{c.description}</p>
-                <pre class="text">{JSON.stringify(c.params, null, 2)}</pre>
+                <pre tabIndex={0} class="text">{JSON.stringify(c.params, null, 2)}</pre>
               </details>
               {picked[c.id] && (
                 <>

@@ -60,7 +60,7 @@ export function Timeline({ goal }: { goal: Goal }) {
               {typeof d.attempt === "number" && <span class="attempt"> · attempt {d.attempt}</span>}
               <details>
                 <summary>Details of row {t.seq}</summary>
-                <pre class="text">{JSON.stringify(t.detail, null, 2)}</pre>
+                <pre tabIndex={0} class="text">{JSON.stringify(t.detail, null, 2)}</pre>
               </details>
             </li>
           );
@@ -115,7 +115,7 @@ export function PlanAndChecks({ goal }: { goal: Goal }) {
               <td>
                 <details>
                   <summary>params</summary>
-                  <pre class="text">{JSON.stringify(c.params, null, 2)}</pre>
+                  <pre tabIndex={0} class="text">{JSON.stringify(c.params, null, 2)}</pre>
                 </details>
               </td>
             </tr>
@@ -207,7 +207,7 @@ export function Attempts({ session, goal }: { session: Session; goal: Goal }) {
             </button>
           </div>
           {program instanceof Error && <p class="error">{program.message}</p>}
-          {mode === "program" && typeof program === "string" && <pre class="program">{program}</pre>}
+          {mode === "program" && typeof program === "string" && <pre tabIndex={0} class="program">{program}</pre>}
           {mode === "diff" &&
             (typeof program === "string" && typeof previous === "string" ? (
               <ProgramDiff before={previous} after={program} label={`Attempt ${shown} against attempt ${shown - 1}`} />
@@ -218,9 +218,9 @@ export function Attempts({ session, goal }: { session: Session; goal: Goal }) {
             ))}
           <h3>Output</h3>
           <h4>stdout (last part)</h4>
-          <pre class="text">{run.stdout_tail || "(empty)"}</pre>
+          <pre tabIndex={0} class="text">{run.stdout_tail || "(empty)"}</pre>
           <h4>stderr (last part)</h4>
-          <pre class="text">{run.stderr_tail || "(empty)"}</pre>
+          <pre tabIndex={0} class="text">{run.stderr_tail || "(empty)"}</pre>
           <h3>Check verdicts</h3>
           {verdicts ? (
             <ul class="verdicts">

@@ -7,7 +7,7 @@ export function CsvTable({ text, label }: { text: string; label: string }) {
   const { rows, truncated } = parseCsv(text);
   const [head = [], ...body] = rows;
   return (
-    <div class="scroll">
+    <div class="scroll" tabIndex={0}>
       <table class="csv">
         <caption>{label}</caption>
         <thead>
@@ -65,7 +65,7 @@ export function JsonView({ text }: { text: string }) {
   try {
     value = JSON.parse(text);
   } catch {
-    return <pre class="text">{text}</pre>;
+    return <pre tabIndex={0} class="text">{text}</pre>;
   }
   return (
     <ul class="json json-root">
@@ -77,13 +77,13 @@ export function JsonView({ text }: { text: string }) {
 export function FileView({ name, text }: { name: string; text: string }) {
   if (/\.csv$/i.test(name)) return <CsvTable text={text} label={name} />;
   if (/\.json$/i.test(name)) return <JsonView text={text} />;
-  return <pre class="text">{text}</pre>;
+  return <pre tabIndex={0} class="text">{text}</pre>;
 }
 
 export function ProgramDiff({ before, after, label }: { before: string; after: string; label: string }) {
   const parts = diffLines(before, after);
   return (
-    <pre class="diff" aria-label={label}>
+    <pre tabIndex={0} class="diff" aria-label={label}>
       {parts.map((p) => {
         const sign = p.added ? "+" : p.removed ? "-" : " ";
         const lines = p.value.replace(/\n$/, "").split("\n");
