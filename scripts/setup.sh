@@ -115,6 +115,12 @@ if ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev
   apt_install docker-compose || say "no docker compose: the compose file test will fail until one is installed"
 fi
 
+# ---------------------------------------------------------------- a browser for the console's tests
+# The console's end-to-end tests drive Debian's Chromium (playwright-core never downloads a browser).
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+  apt_install chromium || say "no Chromium: the console's browser tests will fail until one is installed (Debian: apt-get install chromium, or set CHROMIUM_PATH)"
+fi
+
 # ---------------------------------------------------------------- npm dependencies
 lock_hash=$(sha256sum package-lock.json | cut -c1-16)
 if [ "$(cat node_modules/.loopsmith-lock 2>/dev/null)" != "$lock_hash" ]; then

@@ -171,6 +171,43 @@ describe("GET /goals", () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("querystring.cursor");
   });
+
+  it("searches objectives (any case) or an id, pages a search, and sums each goal's model spend", async () => {
+    const t = await createTenant(loop.prisma, { name: `${loop.prefix}-search`, secretBox: loop.secretBox });
+    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-search-other`, secretBox: loop.secretBox });
+    keys.push(t.api_key, other.api_key);
+    const red = [await submit(demoGoal({ objective: "Count the RED widgets", max_attempts: 1 }), t.api_key), await submit(demoGoal({ objective: "sum red invoices", max_attempts: 1 }), t.api_key)];
+    const blue = await submit(demoGoal({ objective: "Count the blue widgets", max_attempts: 1 }), t.api_key);
+    await submit(demoGoal({ objective: "red, but another tenant's", max_attempts: 1 }), other.api_key);
+    const list = async (query: string) => {
+      const res = await loop.request("GET", `/goals?${query}`, { key: t.api_key });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { goals: { id: string; cost_usd: number }[]; next_cursor: string | null };
+    };
+    expect((await list("q=red")).goals.map((g) => g.id)).toEqual([...red].reverse());
+    expect((await list("q=Red%20Widgets")).goals.map((g) => g.id)).toEqual([red[0]]);
+    expect((await list(`q=${blue}`)).goals.map((g) => g.id)).toEqual([blue]);
+    // % and _ are text, not wildcards.
+    expect((await list("q=%25")).goals).toEqual([]);
+    expect((await list("q=red_widgets")).goals).toEqual([]);
+    const first = await list("q=red&limit=1");
+    expect(first.goals.map((g) => g.id)).toEqual([red[1]]);
+    expect((await list(`q=red&limit=1&cursor=${first.next_cursor!}`)).goals.map((g) => g.id)).toEqual([red[0]]);
+    // cost_usd: the sum of the goal's model calls, as GET /goals/:id says.
+    for (const [i, cost] of [0.25, 0.5].entries())
+      await loop.prisma.modelCall.create({
+        data: { goalId: blue, state: "plan", attempt: 0, provider: "p", model: "m", tokensIn: 1, tokensOut: 1, latencyMs: 1, costUsd: cost, requestHash: `h${i}` },
+      });
+    const all = await list("limit=10");
+    expect(all.goals.find((g) => g.id === blue)?.cost_usd).toBe(0.75);
+    expect(all.goals.find((g) => g.id === red[0])?.cost_usd).toBe(0);
+    expect((await loop.get(blue, { key: t.api_key })).body.cost.cost_usd).toBe(0.75);
+    for (const [q, why] of [["q=", "empty"], [`q=${"x".repeat(201)}`, "too long"]]) {
+      const bad = await loop.request("GET", `/goals?${q}`, { key: t.api_key });
+      expect(bad.status, why).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain("querystring.q");
+    }
+  });
 });
 
 describe("POST /goals/:id/cancel", () => {

@@ -30,11 +30,13 @@ export function goalsOf(prisma: PrismaClient, tenantId: string) {
     async list(page: GoalPage) {
       const { state, limit, before, search } = page;
       const text = search?.toLowerCase();
+      // Prisma's `contains` is a LIKE pattern: the client's % and _ are text, not wildcards.
+      const literal = text?.replace(/[\\%_]/g, (c) => `\\${c}`);
       const rows = await prisma.goal.findMany({
         where: {
           tenantId,
           ...(state ? { state } : {}),
-          ...(text ? { OR: [{ objective: { contains: text, mode: "insensitive" } }, ...(UUID.test(text) ? [{ id: text }] : [])] } : {}),
+          ...(text ? { OR: [{ objective: { contains: literal, mode: "insensitive" } }, ...(UUID.test(text) ? [{ id: text }] : [])] } : {}),
           ...(before ? { AND: [{ OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] }] } : {}),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
