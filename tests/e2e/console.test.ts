@@ -122,10 +122,10 @@ describe("a goal's page", () => {
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       counts.add(await p.locator(".timeline li").count());
-      if ((await p.getByTestId("goal-state").textContent()) === "verified") break;
+      if ((await p.getByTestId("goal-state").getAttribute("data-state")) === "verified") break;
       await p.waitForTimeout(50);
     }
-    expect(await p.getByTestId("goal-state").textContent()).toBe("verified");
+    expect(await p.getByTestId("goal-state").getAttribute("data-state")).toBe("verified");
     // The rows arrived one after another on the open page (no reload), ending with the whole tape.
     const goal = (await loop.get(id)).body;
     expect(goal.tape).toBe(verified.tape);
@@ -214,7 +214,7 @@ describe("a goal's page", () => {
     expect((await loop.waitForEnd(id)).state).toBe("awaiting_approval");
     const p = await signedIn(undefined, `#/goals/${id}`);
     await p.getByRole("button", { name: "Approve" }).click();
-    await expect.poll(() => p.getByTestId("goal-state").textContent(), { timeout: 30_000 }).not.toBe("awaiting_approval");
+    await expect.poll(() => p.getByTestId("goal-state").getAttribute("data-state"), { timeout: 30_000 }).not.toBe("awaiting_approval");
     const after = (await loop.get(id)).body;
     expect(after.tape).toMatch(/^plan → generate → execute → inspect → awaiting_approval → /);
     await loop.waitForEnd(id);
@@ -226,7 +226,7 @@ describe("a goal's page", () => {
     await loop.waitForEnd(id, 60_000, ["execute"]);
     const p = await signedIn(undefined, `#/goals/${id}`);
     await p.getByRole("button", { name: "Cancel" }).click();
-    await expect.poll(() => p.getByTestId("goal-state").textContent(), { timeout: 30_000 }).toBe("cancelled");
+    await expect.poll(() => p.getByTestId("goal-state").getAttribute("data-state"), { timeout: 30_000 }).toBe("cancelled");
     expect((await loop.get(id)).body.state).toBe("cancelled");
   });
 

@@ -86,7 +86,7 @@ export function GoalPage({ session, id }: { session: Session; id: string }) {
       <header class="goal-head">
         <h1 id="goal-h">{goal.objective.length > 200 ? `${goal.objective.slice(0, 200)}…` : goal.objective}</h1>
         <p>
-          <StateBadge state={goal.state} /> <span data-testid="goal-state">{goal.state}</span> · goal <code>{goal.id}</code> · created{" "}
+          <StateBadge state={goal.state} testId="goal-state" /> · goal <code>{goal.id}</code> · created{" "}
           <time dateTime={goal.created_at} title={localTime(goal.created_at)}>
             {age(goal.created_at)}
           </time>{" "}

@@ -1,3 +1,7 @@
-export function StateBadge({ state }: { state: string }) {
-  return <span class={`state state-${state}`}>{state.replace(/_/g, " ")}</span>;
+export function StateBadge({ state, testId }: { state: string; testId?: string }) {
+  return (
+    <span class={`state state-${state}`} data-state={state} data-testid={testId}>
+      {state.replace(/_/g, " ")}
+    </span>
+  );
 }
