@@ -65,14 +65,14 @@ describe("signing in", () => {
     await p.getByLabel("API key").fill("lsk_not_a_real_key_at_all");
     await p.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => p.getByRole("alert").textContent()).toMatch(/The key was refused/);
-    expect(await p.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await p.evaluate("sessionStorage.length")).toBe(0);
     expect(p.url()).not.toContain("lsk_");
     await noSerious(p);
   });
 
   it("keeps the key for the tab only: a new tab of the same browser asks again", async () => {
     const p = await signedIn();
-    expect(await p.evaluate(() => Object.values(sessionStorage))).toContain(loop.tenant.api_key);
+    expect(await p.evaluate<string[]>("Object.values(sessionStorage)")).toContain(loop.tenant.api_key);
     const other = await p.context().newPage();
     await other.goto(`${site.url}/console/`);
     await other.getByLabel("API key").waitFor();
@@ -97,10 +97,10 @@ describe("the goals page", () => {
     await p.getByRole("button", { name: "Search" }).click();
     await row.waitFor();
     // Live: a goal submitted elsewhere appears within a refresh.
-    await p.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await p.evaluate("window.marker = 1");
     const posted = await loop.post(demoGoal({ objective: `${OBJECTIVE} (submitted beside the console)` }));
     await p.locator(`tr[data-goal="${posted.body.id as string}"]`).waitFor({ timeout: 10_000 });
-    expect(await p.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await p.evaluate("window.marker")).toBe(1);
     await loop.waitForEnd(posted.body.id as string);
   });
 });
@@ -114,7 +114,7 @@ describe("a goal's page", () => {
     await p.getByLabel("Params of reconciles_total (JSON)").fill(JSON.stringify({ values_path: "by_region", total_path: "total_revenue", tolerance: 0.01 }));
     await p.getByLabel(/More fields of POST \/goals/).fill(JSON.stringify({ model: { provider: "scripted", script: demoScript() } }));
     await noSerious(p);
-    await p.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await p.evaluate("window.marker = 1");
     await p.getByRole("button", { name: "Submit the goal" }).click();
     await p.waitForURL(/#\/goals\/[0-9a-f-]{36}$/);
     const id = p.url().split("/").pop()!;
@@ -131,7 +131,7 @@ describe("a goal's page", () => {
     expect(goal.tape).toBe(verified.tape);
     expect(await p.locator(".timeline li").count()).toBe(goal.transitions.length);
     expect([...counts].filter((n) => n > 0 && n < goal.transitions.length).length).toBeGreaterThanOrEqual(3);
-    expect(await p.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await p.evaluate("window.marker")).toBe(1);
     const stored = await loop.prisma.goalInput.findFirstOrThrow({ where: { goalId: id } });
     expect(Buffer.from(stored.content).toString("utf8")).toBe(SALES_CSV);
   });
@@ -246,7 +246,7 @@ describe("a goal's page", () => {
     const focusOn = async (selector: string) => {
       for (let i = 0; i < 60; i++) {
         await p.keyboard.press("Tab");
-        if (await p.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+        if (await p.evaluate(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return;
       }
       throw new Error(`Tab never reached ${selector}`);
     };
