@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTenant } from "@loopsmith/db";
+import { advanceGoal, createTenant } from "@loopsmith/db";
+import { startReceiver } from "../../packages/webhooks/test/support";
 import { demoGoal, demoScript, OBJECTIVE, SALES_CSV, scriptedGoal } from "../../scripts/demo/scenario";
 import { launchBrowser, newPage, screenshot, seriousViolations, serve } from "../support/browser";
 import { checkedGoal } from "../support/checked-goal";
@@ -98,7 +99,7 @@ describe("the goals page", () => {
     await row.waitFor();
     // Live: a goal submitted elsewhere appears within a refresh.
     await p.evaluate("window.marker = 1");
-    const posted = await loop.post(demoGoal({ objective: `${OBJECTIVE} (submitted beside the console)` }));
+    const posted = await loop.post(checkedGoal({ objective: "Total revenue per region, submitted beside the console", checks: [], program: "print('hi')\n" }));
     await p.locator(`tr[data-goal="${posted.body.id as string}"]`).waitFor({ timeout: 10_000 });
     expect(await p.evaluate("window.marker")).toBe(1);
     await loop.waitForEnd(posted.body.id as string);
@@ -217,7 +218,6 @@ describe("a goal's page", () => {
     await expect.poll(() => p.getByTestId("goal-state").getAttribute("data-state"), { timeout: 30_000 }).not.toBe("awaiting_approval");
     const after = (await loop.get(id)).body;
     expect(after.tape).toMatch(/^plan → generate → execute → inspect → awaiting_approval → /);
-    await loop.waitForEnd(id);
   });
 
   it("cancels a running goal", async () => {
@@ -264,19 +264,49 @@ describe("a goal's page", () => {
   });
 });
 
+describe("webhook deliveries", () => {
+  it("lists a goal's deliveries and redelivers one", async () => {
+    const receiver = await startReceiver([200]);
+    try {
+      const goal = await loop.run({ ...checkedGoal({ checks: [], program: "print('hi')\n" }), webhook: { url: receiver.url } });
+      await expect.poll(async () => (await loop.request("GET", `/goals/${goal.id}/deliveries`)).body.deliveries, { timeout: 20_000 }).toMatchObject([{ status: "delivered" }]);
+      const p = await signedIn(undefined, `#/goals/${goal.id}`);
+      const table = p.getByRole("table", { name: "Webhook deliveries" });
+      await table.waitFor();
+      expect(await table.locator("tbody tr").first().textContent()).toMatch(/goal\.failed.*delivered/);
+      await p.getByRole("button", { name: "Redeliver goal.failed" }).click();
+      await p.getByRole("status").filter({ hasText: "Redelivery queued." }).waitFor();
+      await expect.poll(() => receiver.received.length, { timeout: 20_000 }).toBe(2);
+      expect(receiver.received[1]!.headers["webhook-id"]).toBe(receiver.received[0]!.headers["webhook-id"]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe("the operator's view", () => {
-  it("opens the dead letters with the admin key", async () => {
+  it("opens the dead letters with the admin key and retries one", async () => {
     const ADMIN = `admin-${Date.now()}-console`;
     const adminLoop = await startLoop({ runner: false, env: { ADMIN_API_KEY: ADMIN } });
     const adminSite = await serve(adminLoop.app);
     try {
+      // A goal parked in errored, as a runner whose step kept failing leaves it.
+      const posted = await adminLoop.post(demoGoal({ objective: "Parked by a failing provider" }));
+      const id = posted.body.id as string;
+      await advanceGoal(adminLoop.prisma, { goalId: id, fromVersion: 0, from: "plan", to: "errored", detail: { error: "provider answered 503", error_code: "LS_ERR_MODEL_UNAVAILABLE", tries: 3 } });
       const p = await page();
       await p.goto(`${adminSite.url}/console/`);
       await p.getByLabel("API key").fill(ADMIN);
       await p.getByRole("button", { name: "Sign in" }).click();
       await p.getByRole("heading", { name: "Dead letters" }).waitFor();
       expect(await p.locator(".who").textContent()).toBe("admin key");
+      const row = p.locator(`tr[data-goal="${id}"]`);
+      expect(await row.textContent()).toContain("provider answered 503");
       await noSerious(p);
+      await row.getByRole("button", { name: `Retry goal ${id}` }).click();
+      await p.getByRole("status").filter({ hasText: `Goal ${id} resumed in plan.` }).waitFor();
+      expect((await adminLoop.prisma.goal.findUniqueOrThrow({ where: { id } })).state).toBe("plan");
+      await expect.poll(() => row.count()).toBe(0);
     } finally {
       await adminSite.close();
       await adminLoop.close();
