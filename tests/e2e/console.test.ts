@@ -153,27 +153,30 @@ describe("a goal's page", () => {
     await noSerious(p);
   });
 
-  it("shows a failing check's findings as a table: where, expected, actual", async () => {
+  it("shows each attempt's failing check's findings as a table: where, expected, actual", async () => {
     const expected = "id,amount\n1,10.00\n2,20.00\n3,30.00\n";
-    const wrong = `import os\nopen(os.path.join(os.environ["OUTPUT_DIR"], "out.csv"), "w").write("id,amount\\n1,10.00\\n2,20.01\\n3,30.00\\n")\n`;
-    const goal = await loop.run(
-      checkedGoal({
-        objective: "Write out.csv",
-        deliverable: "out.csv",
-        checker_files: [{ name: "expected.csv", text: expected }],
-        checks: [{ id: "csv_matches", params: { artifact: "out.csv", expected_file: "expected.csv" } }],
-        program: wrong,
-      }),
-    );
+    const writes = (csv: string) => `import os\nopen(os.path.join(os.environ["OUTPUT_DIR"], "out.csv"), "w").write(${JSON.stringify(csv)})\n`;
+    const body = checkedGoal({
+      objective: "Write out.csv",
+      deliverable: "out.csv",
+      checker_files: [{ name: "expected.csv", text: expected }],
+      checks: [{ id: "csv_matches", params: { artifact: "out.csv", expected_file: "expected.csv" } }],
+      program: writes("id,amount\n1,10.00\n2,20.01\n3,30.00\n"),
+    });
+    // Two attempts, each wrong in its own cell.
+    const script = { ...body.model.script, refine: [{ ...body.model.script.generate, source: writes("id,amount\n1,10.00\n2,20.00\n3,30.02\n") }] };
+    const goal = await loop.run({ ...body, max_attempts: 2, model: { provider: "scripted", script } });
     expect(goal.state).toBe("failed");
     const p = await signedIn(undefined, `#/goals/${goal.id}`);
     const table = p.getByRole("table", { name: "Findings of csv_matches" });
-    await table.waitFor();
-    const cells = await table.locator("tbody tr").first().locator("td").allTextContents();
-    const [where, , want, got] = cells;
-    expect(where).toMatch(/amount/);
-    expect(want).toBe("20.00");
-    expect(got).toBe("20.01");
+    const firstRow = async () => {
+      await table.waitFor();
+      const [where, , want, got] = await table.locator("tbody tr").first().locator("td").allTextContents();
+      return { where, want, got };
+    };
+    expect(await firstRow()).toEqual({ where: expect.stringMatching(/amount/), want: "30.00", got: "30.02" });
+    await p.getByRole("tab", { name: /Attempt 1/ }).click();
+    await expect.poll(firstRow).toEqual({ where: expect.stringMatching(/amount/), want: "20.00", got: "20.01" });
     // The client sees its own hidden check, marked as hidden from the models.
     expect(await p.locator('tr[data-check="csv_matches"]').textContent()).toContain("hidden from models");
     await p.getByRole("heading", { name: "Why it failed" }).waitFor();

@@ -56,18 +56,12 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
   type Spec = { id: string; kind: "deterministic" | "judgement"; params: Record<string, unknown>; description: string; source?: string; hidden?: boolean; reveal?: string };
   // The API stores client checks with their visibility resolved; PLAN freezes them with their source.
   const specs = ((goal.plan?.checks ?? goal.checks) as Spec[]).map((c) => ({ ...c, source: c.source ?? "client" }));
-  // A check's latest result: same id, and its effective params (defaults filled in) agree with every
-  // param the spec gave. Ids may repeat with different params, so the id alone is not enough.
-  const latestFor = (c: Spec) => {
-    for (let i = results.length - 1; i >= 0; i--) {
-      const r = results[i]!;
-      const effective = (r.params ?? {}) as Record<string, unknown>;
-      if (r.checkId !== c.id) continue;
-      if (resultMatchesParams(effective, c.params))
-        return { attempt: r.attempt, passed: r.passed, message: r.message, feedback: r.feedback, findings: r.findings as Finding[], ...flakyOf(r.flaky) };
-    }
-    return null;
-  };
+  // A check's results: same id, and effective params (defaults filled in) that agree with every param the
+  // spec gave. Ids may repeat with different params, so the id alone is not enough.
+  const resultsFor = (c: Spec) =>
+    results
+      .filter((r) => r.checkId === c.id && resultMatchesParams((r.params ?? {}) as Record<string, unknown>, c.params))
+      .map((r) => ({ attempt: r.attempt, passed: r.passed, message: r.message, feedback: r.feedback, findings: r.findings as Finding[], ...flakyOf(r.flaky) }));
   const lastInspection = [...goal.transitions]
     .reverse()
     .map((t) => inspection.safeParse((t.detail as { inspection?: unknown }).inspection))
@@ -109,16 +103,20 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     plan: goal.plan
       ? { objective: goal.plan.objective, approach: goal.plan.approach as string[], output_contract: goal.plan.outputContract }
       : null,
-    checks: specs.map((c) => ({
-      id: c.id,
-      kind: c.kind,
-      params: c.params,
-      description: c.description,
-      source: c.source as "baseline" | "client" | "planner",
-      hidden: c.hidden === true,
-      reveal: (c.reveal ?? "input") as "full" | "input" | "verdict",
-      latest: latestFor(c),
-    })),
+    checks: specs.map((c) => {
+      const all = resultsFor(c);
+      return {
+        id: c.id,
+        kind: c.kind,
+        params: c.params,
+        description: c.description,
+        source: c.source as "baseline" | "client" | "planner",
+        hidden: c.hidden === true,
+        reveal: (c.reveal ?? "input") as "full" | "input" | "verdict",
+        latest: all[all.length - 1] ?? null,
+        results: all,
+      };
+    }),
     executions: goal.executions.map((e) => ({
       attempt: e.attempt,
       exit_code: e.exitCode,

@@ -269,6 +269,17 @@ export const modelCallView = z.object({
   created_at: isoDate,
 });
 
+
+/** One check's result on one attempt, as the client sees it. */
+const checkResultView = z.object({
+  attempt: z.int(),
+  passed: z.boolean(),
+  message: z.string().describe("The full verdict."),
+  feedback: z.string().describe("What the models were told about it."),
+  findings: z.array(checkFinding).describe("The first differences: where, input, actual, expected, note."),
+  flaky: checkFlaky.optional(),
+});
+
 export const checkView = z.object({
   id: z.string(),
   kind: z.enum(["deterministic", "judgement"]),
@@ -277,16 +288,8 @@ export const checkView = z.object({
   source: z.enum(["baseline", "client", "planner"]),
   hidden: z.boolean().describe("Hidden from the models: they were told the check exists and what it reads, never its material."),
   reveal: z.enum(["full", "input", "verdict"]).describe("For hidden checks: how much of a failure the models were shown."),
-  latest: z
-    .object({
-      attempt: z.int(),
-      passed: z.boolean(),
-      message: z.string().describe("The full verdict."),
-      feedback: z.string().describe("What the models were told about it."),
-      findings: z.array(checkFinding).describe("The first differences: where, input, actual, expected, note."),
-      flaky: checkFlaky.optional(),
-    })
-    .nullable(),
+  latest: checkResultView.nullable(),
+  results: z.array(checkResultView).describe("The check's result on every attempt it judged, oldest first (latest is the last)."),
 });
 
 /** Why a goal failed, assembled from the tape when it ends in `failed`. */

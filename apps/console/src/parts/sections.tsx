@@ -225,8 +225,8 @@ export function Attempts({ session, goal }: { session: Session; goal: Goal }) {
           {verdicts ? (
             <ul class="verdicts">
               {verdicts.map((v) => {
-                const latest = goal.checks.find((c: Check) => c.id === v.id)?.latest;
-                const findings = latest && latest.attempt === shown ? (latest.findings as Finding[]) : [];
+                const result = goal.checks.find((c: Check) => c.id === v.id)?.results.find((r) => r.attempt === shown);
+                const findings = (result?.findings ?? []) as Finding[];
                 return (
                   <li data-verdict={v.id}>
                     <code>{v.id}</code> <Verdict passed={v.passed} message={v.message} />

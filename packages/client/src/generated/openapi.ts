@@ -1449,6 +1449,18 @@ export interface components {
                     findings: components["schemas"]["CheckFinding"][];
                     flaky?: components["schemas"]["CheckFlaky"];
                 } | null;
+                /** @description The check's result on every attempt it judged, oldest first (latest is the last). */
+                results: {
+                    attempt: number;
+                    passed: boolean;
+                    /** @description The full verdict. */
+                    message: string;
+                    /** @description What the models were told about it. */
+                    feedback: string;
+                    /** @description The first differences: where, input, actual, expected, note. */
+                    findings: components["schemas"]["CheckFinding"][];
+                    flaky?: components["schemas"]["CheckFlaky"];
+                }[];
             }[];
             executions: {
                 attempt: number;
