@@ -2,6 +2,7 @@
 // the canonical JSON of the receipt without its signature, the key's validity window at issued_at, and the
 // tape's hash chain against the transitions GET /goals/:id shows. The same rules as `receipt:verify`
 // (docs/receipts.md), with the browser's WebCrypto.
+import type { Goal } from "@loopsmith/client";
 import { canonicalJson } from "@loopsmith/receipts/canonical-json";
 
 export interface PublishedKey {
@@ -14,13 +15,8 @@ export interface PublishedKey {
   revoked_at?: string | null;
 }
 
-export interface TapeRow {
-  seq: number;
-  from: string | null;
-  to: string;
-  at: string;
-  detail: unknown;
-}
+/** A row of the goal's tape, as GET /goals/:id shows it. */
+export type TapeRow = Pick<Goal["transitions"][number], "seq" | "from" | "to" | "at" | "detail">;
 
 export interface ReceiptCheck {
   ok: boolean;

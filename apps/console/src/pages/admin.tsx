@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Schemas } from "@loopsmith/client";
 import { age } from "../format";
 import { errorText, type Session } from "../session";
+import { Columns } from "../parts/viewers";
 
 type DeadLetter = Schemas["DeadLetter"];
 
@@ -37,17 +38,7 @@ export function AdminPage({ session }: { session: Session }) {
       {letters && letters.length > 0 && (
         <table>
           <caption class="visually-hidden">Dead letters</caption>
-          <thead>
-            <tr>
-              <th scope="col">Goal</th>
-              <th scope="col">Tenant</th>
-              <th scope="col">Errored in</th>
-              <th scope="col">Error</th>
-              <th scope="col">Tries</th>
-              <th scope="col">When</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <Columns names={["Goal", "Tenant", "Errored in", "Error", "Tries", "When", "Actions"]} />
           <tbody>
             {letters.map((d) => (
               <tr data-goal={d.goal_id}>

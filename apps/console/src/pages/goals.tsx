@@ -5,6 +5,7 @@ import type { Schemas } from "@loopsmith/client";
 import { age, href, usd } from "../format";
 import { errorText, type Session } from "../session";
 import { StateBadge } from "../parts/state";
+import { Columns } from "../parts/viewers";
 
 type Summary = Schemas["GoalSummary"];
 const STATES = ["plan", "generate", "execute", "inspect", "refine", "awaiting_approval", "verified", "failed", "cancelled", "errored"] as const;
@@ -82,16 +83,7 @@ export function GoalsPage({ session, query }: { session: Session; query: URLSear
       {goals && goals.length > 0 && (
         <table class="goals">
           <caption class="visually-hidden">Goals, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">State</th>
-              <th scope="col">Objective</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Cost</th>
-              <th scope="col">Age</th>
-              <th scope="col">Failure</th>
-            </tr>
-          </thead>
+          <Columns names={["State", "Objective", "Attempts", "Cost", "Age", "Failure"]} />
           <tbody>
             {goals.map((g) => (
               <tr key={g.id} data-goal={g.id}>

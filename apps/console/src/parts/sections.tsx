@@ -5,7 +5,7 @@ import { bytes, duration, localTime, usd } from "../format";
 import { checkReceipt, type PublishedKey, type ReceiptCheck } from "../receipt";
 import { errorText, fetchBytes, saveAs, type Session } from "../session";
 import { StateBadge } from "./state";
-import { FileView, FindingsTable, ProgramDiff, type Finding } from "./viewers";
+import { Columns, FileView, FindingsTable, ProgramDiff, type Finding } from "./viewers";
 
 type Transition = Goal["transitions"][number];
 type Check = Goal["checks"][number];
@@ -90,14 +90,7 @@ export function PlanAndChecks({ goal }: { goal: Goal }) {
       )}
       <table class="checks">
         <caption>Checks: the definition of done</caption>
-        <thead>
-          <tr>
-            <th scope="col">Check</th>
-            <th scope="col">From</th>
-            <th scope="col">Latest verdict</th>
-            <th scope="col">Params</th>
-          </tr>
-        </thead>
+        <Columns names={["Check", "From", "Latest verdict", "Params"]} />
         <tbody>
           {goal.checks.map((c) => (
             <tr data-check={c.id}>
@@ -289,15 +282,7 @@ export function Artifacts({ session, goal, version }: { session: Session; goal: 
       {list && list.artifacts.length > 0 && (
         <table class="artifacts">
           <caption class="visually-hidden">Artifacts</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Size</th>
-              <th scope="col">sha256</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <Columns names={["Name", "Attempt", "Size", "sha256", "Actions"]} />
           <tbody>
             {list.artifacts.map((a) => {
               const key = `${a.attempt}/${a.name}`;
@@ -346,14 +331,7 @@ export function SelfTest({ goal }: { goal: Goal }) {
       <p>{st.ok ? "Every probe was judged as expected: the checks can tell right from wrong." : "A probe was judged wrongly: the checks cannot be trusted."}</p>
       <table>
         <caption class="visually-hidden">Self-test probes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Probe</th>
-            <th scope="col">Expected</th>
-            <th scope="col">As expected</th>
-            <th scope="col">Failing checks</th>
-          </tr>
-        </thead>
+        <Columns names={["Probe", "Expected", "As expected", "Failing checks"]} />
         <tbody>
           {(st.probes ?? []).map((p) => (
             <tr>
@@ -390,17 +368,7 @@ export function Cost({ goal }: { goal: Goal }) {
       </dl>
       <table>
         <caption class="visually-hidden">Model calls</caption>
-        <thead>
-          <tr>
-            <th scope="col">State</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Model</th>
-            <th scope="col">Tokens in / out</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
+        <Columns names={["State", "Attempt", "Model", "Tokens in / out", "Cost", "Latency", "Error"]} />
         <tbody>
           {goal.model_calls.map((m) => (
             <tr>
@@ -499,15 +467,7 @@ export function Deliveries({ session, goal, version }: { session: Session; goal:
       {list && list.length > 0 && (
         <table>
           <caption class="visually-hidden">Webhook deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <Columns names={["Event", "Status", "Attempts", "Last answer", "Actions"]} />
           <tbody>
             {list.map((d) => {
               const last = d.log[d.log.length - 1];

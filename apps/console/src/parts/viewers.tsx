@@ -110,15 +110,7 @@ export function FindingsTable({ findings, check }: { findings: Finding[]; check:
   return (
     <table class="findings">
       <caption>Findings of {check}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Where</th>
-          <th scope="col">Input</th>
-          <th scope="col">Expected</th>
-          <th scope="col">Actual</th>
-          <th scope="col">Note</th>
-        </tr>
-      </thead>
+      <Columns names={["Where", "Input", "Expected", "Actual", "Note"]} />
       <tbody>
         {findings.map((f) => (
           <tr>
@@ -137,5 +129,18 @@ export function FindingsTable({ findings, check }: { findings: Finding[]; check:
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** A table's column headings. */
+export function Columns({ names }: { names: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((n) => (
+          <th scope="col">{n}</th>
+        ))}
+      </tr>
+    </thead>
   );
 }
