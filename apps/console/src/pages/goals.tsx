@@ -38,10 +38,13 @@ export function GoalsPage({ session, query }: { session: Session; query: URLSear
     };
   }, [session, state, q, cursor, tick]);
 
-  // Live: the first page is read again every few seconds (later pages hold still while you read them).
+  // Live: the first page is read again every few seconds while the tab is visible (later pages hold
+  // still while you read them).
   useEffect(() => {
     if (cursor) return;
-    const t = setInterval(() => setTick((n) => n + 1), REFRESH_MS);
+    const t = setInterval(() => {
+      if (!document.hidden) setTick((n) => n + 1);
+    }, REFRESH_MS);
     return () => clearInterval(t);
   }, [cursor]);
 
