@@ -78,6 +78,13 @@ describe("signing in", () => {
     await other.goto(`${site.url}/console/`);
     await other.getByLabel("API key").waitFor();
     await other.close();
+    // The API docs (another page of this origin) open in a new tab without an opener, which gets no copy
+    // of this tab's sessionStorage.
+    const [docs] = await Promise.all([p.context().waitForEvent("page"), p.getByRole("link", { name: "API docs" }).click()]);
+    await docs.waitForLoadState();
+    expect(await docs.evaluate("sessionStorage.length")).toBe(0);
+    expect(await docs.evaluate("window.opener")).toBeNull();
+    await docs.close();
   });
 });
 

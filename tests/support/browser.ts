@@ -56,7 +56,7 @@ export async function newPage(browser: Browser): Promise<{ context: BrowserConte
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file });
   return file;
 }
 

@@ -54,8 +54,16 @@ function App() {
               <a href="#/submit">Submit a goal</a>
             </>
           )}
-          {admin && <a href="/admin/queues">Queues</a>}
-          <a href="/docs">API docs</a>
+          {/* Other pages of this origin open in a tab of their own, without an opener: this tab's key (its
+              sessionStorage) is not copied to them. */}
+          {admin && (
+            <a href="/admin/queues" target="_blank" rel="noopener noreferrer">
+              Queues
+            </a>
+          )}
+          <a href="/docs" target="_blank" rel="noopener noreferrer">
+            API docs
+          </a>
         </nav>
         <span class="who">{admin ? "admin key" : "tenant key"}</span>
         <button type="button" onClick={signOut}>

@@ -31,7 +31,9 @@ export function AdminPage({ session }: { session: Session }) {
       <h1>Dead letters</h1>
       <p>
         Goals parked in <code>errored</code> after their infrastructure kept failing. A retry resumes the step that failed. The queues are on the{" "}
-        <a href="/admin/queues">queue dashboard</a> (it asks for the admin key again).
+        <a href="/admin/queues" target="_blank" rel="noopener noreferrer">
+          queue dashboard
+        </a> (it asks for the admin key again).
       </p>
       {note && <p role="status">{note}</p>}
       {letters && letters.length === 0 && <p>None.</p>}
