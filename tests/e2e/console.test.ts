@@ -187,6 +187,12 @@ describe("a goal's page", () => {
     // The client sees its own hidden check, marked as hidden from the models.
     expect(await p.locator('tr[data-check="csv_matches"]').textContent()).toContain("hidden from models");
     await p.getByRole("heading", { name: "Why it failed" }).waitFor();
+    // A CSV artifact is shown as a table.
+    await p.getByRole("button", { name: "View out.csv of attempt 2" }).click();
+    const csv = p.getByRole("table", { name: "out.csv" });
+    await csv.waitFor();
+    expect(await csv.locator("thead th").allTextContents()).toEqual(["id", "amount"]);
+    expect(await csv.locator("tbody tr").last().locator("td").allTextContents()).toEqual(["3", "30.02"]);
   });
 
   it("downloads an artifact whose bytes hash to the sha256 the listing shows", async () => {
