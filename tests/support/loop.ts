@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
 import { z } from "zod";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
@@ -245,7 +245,8 @@ export async function startLoop(opts: LoopOptions = {}): Promise<Loop> {
   const key = JSON.stringify(own);
   let core = sharedLoops.get(key);
   if (!core) {
-    core = createLoop({ ...own, prefix: `${SHARED_RUNNER_PREFIX}${randomBytes(4).toString("hex")}` });
+    // lstest-shared-<run>-<loop>: the suite's teardown removes what its own run's loops leave behind.
+    core = createLoop({ ...own, prefix: `${SHARED_RUNNER_PREFIX}${inject("sharedLoopRun")}-${randomBytes(4).toString("hex")}` });
     sharedLoops.set(key, core);
     core.catch(() => sharedLoops.delete(key));
   }

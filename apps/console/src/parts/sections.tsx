@@ -4,6 +4,7 @@ import type { Goal, Schemas } from "@loopsmith/client";
 import { bytes, duration, localTime, usd } from "../format";
 import { checkReceipt, type PublishedKey, type ReceiptCheck } from "../receipt";
 import { errorText, fetchBytes, saveAs, type Session } from "../session";
+import { decidedBy } from "../tape";
 import { StateBadge } from "./state";
 import { Columns, FileView, FindingsTable, ProgramDiff, type Finding } from "./viewers";
 
@@ -12,29 +13,6 @@ type Check = Goal["checks"][number];
 const TERMINAL = ["verified", "failed", "cancelled"];
 
 const detailOf = (t: Transition) => (t.detail ?? {}) as Record<string, unknown>;
-
-/** Who moved the goal along this row of the tape. */
-export function decidedBy(t: Transition): string {
-  const d = detailOf(t);
-  const reason = typeof d.reason === "string" ? d.reason : undefined;
-  if (t.from === null) return "the client (submitted)";
-  if (t.to === "cancelled") return "an operator (cancelled)";
-  if (t.to === "errored") return "the infrastructure (its retries ran out)";
-  if (t.from === "awaiting_approval") return t.to === "failed" ? "an operator (rejected)" : "an operator (approved)";
-  if (t.to === "awaiting_approval") return reason ? `a gate (${reason})` : "a gate (approval)";
-  if (reason?.startsWith("budget")) return `a budget (${reason})`;
-  if (t.from === "inspect") {
-    const checks = Array.isArray(d.checks) ? (d.checks as { passed: boolean }[]) : [];
-    const failed = checks.filter((c) => !c.passed).length;
-    if (t.to === "verified") return "the checks (all passed)";
-    if (reason && reason !== "budget_attempts") return `the inspector (${reason})`;
-    return `the checks (${failed} of ${checks.length} failed)`;
-  }
-  if (t.from === "plan") return "the planner";
-  if (t.from === "execute") return "the sandbox (the program ran)";
-  if (t.to === "execute") return "the model (wrote a program)";
-  return reason ?? "the machine";
-}
 
 export function Timeline({ goal }: { goal: Goal }) {
   const rows = goal.transitions;
