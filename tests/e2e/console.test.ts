@@ -273,8 +273,12 @@ describe("a goal's page", () => {
     await focusOn(`a[href="#/goals/${verified.id}"]`);
     await p.keyboard.press("Enter");
     await p.getByRole("heading", { name: "Timeline" }).waitFor();
-    await focusOn("#attempt-tab-1");
-    await p.keyboard.press("Enter");
+    // One Tab stop for the attempts (the selected one, the last), then arrows and Home along them.
+    await focusOn("#attempt-tab-3");
+    await p.keyboard.press("ArrowLeft");
+    expect(await p.getByRole("tab", { name: /Attempt 2/ }).getAttribute("aria-selected")).toBe("true");
+    await p.keyboard.press("Home");
+    expect(await p.evaluate("document.activeElement.id")).toBe("attempt-tab-1");
     expect(await p.getByRole("tab", { name: /Attempt 1/ }).getAttribute("aria-selected")).toBe("true");
     expect(await p.getByTestId("exit-code").textContent()).toBe("1");
   });

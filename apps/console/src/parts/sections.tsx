@@ -144,12 +144,30 @@ export function Attempts({ session, goal }: { session: Session; goal: Goal }) {
   const verdicts = goal.transitions.filter((t) => t.from === "inspect" && detailOf(t).attempt === shown).map((t) => detailOf(t).checks as { id: string; passed: boolean; message: string }[] | undefined)[0];
   const program = programs[shown];
   const previous = programs[shown - 1];
+  // The tabs as WAI-ARIA describes them: one Tab stop (the selected tab), arrows, Home and End move along.
+  const onTabKey = (e: KeyboardEvent) => {
+    const i = runs.findIndex((r) => r.attempt === shown);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: runs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = runs[(to + runs.length) % runs.length]!.attempt;
+    setShown(next);
+    document.getElementById(`attempt-tab-${next}`)?.focus();
+  };
   return (
     <section aria-labelledby="attempts-h">
       <h2 id="attempts-h">Attempts</h2>
-      <div role="tablist" aria-label="Attempts" class="tabs">
+      <div role="tablist" aria-label="Attempts" class="tabs" onKeyDown={onTabKey}>
         {runs.map((r) => (
-          <button type="button" role="tab" aria-selected={r.attempt === shown} id={`attempt-tab-${r.attempt}`} aria-controls="attempt-panel" onClick={() => setShown(r.attempt)}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={r.attempt === shown}
+            tabIndex={r.attempt === shown ? 0 : -1}
+            id={`attempt-tab-${r.attempt}`}
+            aria-controls="attempt-panel"
+            onClick={() => setShown(r.attempt)}
+          >
             Attempt {r.attempt} {r.exit_code === 0 ? "" : `(exit ${r.exit_code})`}
           </button>
         ))}
