@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { Queue } from "bullmq";
 import { LoopSmithError } from "@loopsmith/core";
-import { UUID, type DeliveryAttempt, type PrismaClient, type Tx, type WebhookDelivery } from "@loopsmith/db";
+import { readSnapshot, UUID, type DeliveryAttempt, type PrismaClient, type Tx, type WebhookDelivery } from "@loopsmith/db";
 import type { DeliveryView, WebhookEvent } from "@loopsmith/schemas";
 import { eventForState } from "./events";
 import { goalWebhook } from "./payload";
@@ -77,17 +77,21 @@ export async function listDeliveries(prisma: PrismaClient, scope: { tenantId: st
   if (!UUID.test(scope.goalId)) return null;
   const goal = await prisma.goal.findFirst({ where: { id: scope.goalId, tenantId: scope.tenantId }, select: { id: true } });
   if (!goal) return null;
-  const rows = await prisma.webhookDelivery.findMany({
-    where: { goalId: goal.id, tenantId: scope.tenantId },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    include: withLog,
-  });
+  const rows = await readSnapshot(prisma, (tx) =>
+    tx.webhookDelivery.findMany({
+      where: { goalId: goal.id, tenantId: scope.tenantId },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      include: withLog,
+    }),
+  );
   return rows.map(toDeliveryView);
 }
 
 export async function loadDelivery(prisma: PrismaClient, scope: { tenantId: string; deliveryId: string }): Promise<DeliveryView | null> {
   if (!UUID.test(scope.deliveryId)) return null;
-  const row = await prisma.webhookDelivery.findFirst({ where: { id: scope.deliveryId, tenantId: scope.tenantId }, include: withLog });
+  const row = await readSnapshot(prisma, (tx) =>
+    tx.webhookDelivery.findFirst({ where: { id: scope.deliveryId, tenantId: scope.tenantId }, include: withLog }),
+  );
   return row ? toDeliveryView(row) : null;
 }
 

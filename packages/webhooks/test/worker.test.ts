@@ -13,6 +13,7 @@ import {
   enqueuePendingDeliveries,
   IN_FLIGHT,
   listDeliveries,
+  loadDelivery,
   NO_OUTCOME,
   redeliver,
   webhookConfigSchema,
@@ -325,6 +326,35 @@ describe("reads and redelivery through the tenant", () => {
     expect(await listDeliveries(prisma, { tenantId: other.tenant_id, goalId: "not-a-uuid" })).toBeNull();
     expect(await redeliver(prisma, queue, cfg, { tenantId: other.tenant_id, deliveryId })).toBeNull();
     expect(await redeliver(prisma, queue, cfg, { tenantId: other.tenant_id, deliveryId: "nope" })).toBeNull();
+  });
+
+  it("a delivery and its log are read in one snapshot: the attempt count always matches the log, while attempts are being recorded", async () => {
+    const { tenant, goalId, deliveryId } = await newDelivery("http://127.0.0.1:1/hook", "goal.cancelled");
+    // The worker's own shape of an attempt: the count and the log row land in one transaction.
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; i < 150; i++) {
+        await prisma.$transaction(async (tx) => {
+          const row = await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { attempts: { increment: 1 } }, select: { attempts: true } });
+          await tx.deliveryAttempt.create({ data: { deliveryId, attempt: row.attempts, statusCode: 500, latencyMs: 1, error: null } });
+        });
+      }
+      writing = false;
+    })();
+    const torn: string[] = [];
+    let reads = 0;
+    const reader = async () => {
+      while (writing) {
+        const [view] = (await listDeliveries(prisma, { tenantId: tenant.tenant_id, goalId }))!;
+        reads++;
+        if (view!.log.length !== view!.attempts) torn.push(`attempts ${view!.attempts}, log ${view!.log.length}`);
+        const one = (await loadDelivery(prisma, { tenantId: tenant.tenant_id, deliveryId }))!;
+        if (one.log.length !== one.attempts) torn.push(`attempts ${one.attempts}, log ${one.log.length}`);
+      }
+    };
+    await Promise.all([writer, reader(), reader(), reader()]);
+    expect(reads).toBeGreaterThan(10);
+    expect(torn).toEqual([]);
   });
 });
 
