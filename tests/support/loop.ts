@@ -90,6 +90,7 @@ async function createLoop(opts: LoopOptions = {}) {
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue(QUEUES.goals, { connection, prefix });
   const webhookQueue = createWebhookQueue(connection, prefix);
+  const scheduleQueue = new Queue(QUEUES.schedules, { connection, prefix });
   const log = createLogger({ name: "test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
   // Wired as server.ts and main.ts wire them; the goal counts uncached, so a test sees each move at once.
   const apiMetrics = opts.metricsToken ? createApiMetrics({ prisma, queues: [queue, webhookQueue], queuePrefix: prefix, goalCacheMs: 0 }) : undefined;
@@ -111,6 +112,7 @@ async function createLoop(opts: LoopOptions = {}) {
       budgets,
       webhooks,
       webhookQueue,
+      scheduleQueue,
       secretBox,
       enqueue: async (job: GoalJob, delayMs?: number) => {
         await queue.add(...goalStepJob(job, { attempts: retry.STEP_ATTEMPTS, backoffMs: retry.STEP_BACKOFF_MS }, delayMs));
@@ -228,13 +230,15 @@ async function createLoop(opts: LoopOptions = {}) {
     await app.close();
     await queue.obliterate({ force: true }).catch(() => undefined);
     await webhookQueue.obliterate({ force: true }).catch(() => undefined);
+    await scheduleQueue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
     await webhookQueue.close();
+    await scheduleQueue.close();
     await connection.quit();
     await prisma.$disconnect();
   };
   const metrics = { api: apiMetrics, runner: runnerMetrics };
-  return { app, prisma, prefix, queue, webhookQueue, secretBox, ...forTenant(tenant), withTenant: forTenant, startRunner, close, runner: () => runner, sandbox, metrics };
+  return { app, prisma, prefix, queue, webhookQueue, scheduleQueue, secretBox, ...forTenant(tenant), withTenant: forTenant, startRunner, close, runner: () => runner, sandbox, metrics };
 }
 export type Loop = Awaited<ReturnType<typeof createLoop>>;
 

@@ -27,6 +27,7 @@ import { checkRoutes } from "./routes/checks";
 import { deliveryRoutes } from "./routes/deliveries";
 import { eventRoutes } from "./routes/events";
 import { goalRoutes } from "./routes/goals";
+import { scheduleRoutes } from "./routes/schedules";
 import { healthRoutes, type Readiness } from "./routes/health";
 import { metricsRoutes } from "./routes/metrics";
 import { queueDashboardRoutes } from "./routes/queues";
@@ -203,6 +204,7 @@ export async function build(deps: ApiDeps) {
   await app.register(checkRoutes);
   await app.register(actionRoutes, { deps: services });
   await app.register(deliveryRoutes, { deps: services });
+  await app.register(scheduleRoutes, { deps: services });
   await app.register(eventRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services });
   await app.register(adminKeyRoutes, { deps: services });

@@ -23,6 +23,7 @@ const queueConnection = new Redis(config.REDIS_URL, { enableOfflineQueue: false,
 queueConnection.on("error", (err) => log.debug({ err }, "redis (queue) connection error"));
 const queue = new Queue(QUEUES.goals, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
 const webhookQueue = createWebhookQueue(queueConnection, config.QUEUE_PREFIX);
+const scheduleQueue = new Queue(QUEUES.schedules, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
 const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
 
 const metrics = createApiMetrics({ prisma, queues: [queue, webhookQueue], queuePrefix: config.QUEUE_PREFIX });
@@ -51,6 +52,7 @@ const app = await build({
     budgets: config,
     webhooks: config,
     webhookQueue,
+    scheduleQueue,
     secretBox: secrets.box,
     enqueue: async (job, delayMs) => {
       await queue.add(...goalStepJob(job, retry, delayMs));
@@ -65,7 +67,7 @@ const app = await build({
   },
   readyCheckTimeoutMs: config.READY_CHECK_TIMEOUT_MS,
   metrics: { metrics, exposition: metrics, token: config.METRICS_TOKEN },
-  dashboardQueues: [queue, webhookQueue],
+  dashboardQueues: [queue, webhookQueue, scheduleQueue],
   readiness: runnerReadiness({ prisma, redis, prefix: config.QUEUE_PREFIX }),
 });
 
@@ -75,7 +77,7 @@ async function shutdown(signal: string) {
   closing = true;
   log.info({ signal }, "shutting down");
   await app.close();
-  await Promise.allSettled([queue.close(), webhookQueue.close(), prisma.$disconnect(), redis.quit()]);
+  await Promise.allSettled([queue.close(), webhookQueue.close(), scheduleQueue.close(), prisma.$disconnect(), redis.quit()]);
   await queueConnection.quit().catch(() => undefined);
   process.exit(0);
 }

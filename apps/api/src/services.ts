@@ -17,6 +17,8 @@ export interface Services {
   budgets: BudgetConfig;
   webhooks: WebhookConfig;
   webhookQueue: Queue;
+  /** Where schedules' job schedulers live; unset: the /schedules routes answer 503. */
+  scheduleQueue?: Queue;
   /** Seals new webhook signing secrets (encrypted at rest; see loadWebhookSecretBox). */
   secretBox: SecretBox;
   /** Per-tenant rate limiting; unset disables it. */

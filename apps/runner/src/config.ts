@@ -19,6 +19,9 @@ export const runnerConfigSchema = baseConfigSchema
     RUNNER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     RUNNER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
     RUNNER_ID: z.string().regex(/^[a-zA-Z0-9_.-]+$/).optional(),
+    // What goals created by schedule ticks record as the LoopSmith that accepted them, when the code is
+    // not a git checkout (an image); the API's setting of the same name does this for POST /goals.
+    LOOPSMITH_VERSION: z.string().min(1).max(200).optional(),
     RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
     // How long SIGTERM waits for the job in hand before releasing it back to the queue.
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { configOrExit, createLogger } from "@loopsmith/core";
+import { configOrExit, createLogger, loopsmithVersion } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { startMetricsServer, type MetricsServer } from "@loopsmith/metrics";
 import type { Move } from "@loopsmith/machine";
@@ -93,6 +93,7 @@ const runner = createRunner({
   receipts,
   secretBox: secrets.box,
   metrics,
+  loopsmithVersion: loopsmithVersion({ configured: config.LOOPSMITH_VERSION }),
 });
 const worker = runner.worker;
 

@@ -17,6 +17,7 @@ import { admitStep } from "./fairness";
 import { instrumentSandbox } from "./instrument";
 import { publishReceiptKey, revokeReceiptKeys, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
+import { createTickWorker, restoreJobSchedulers } from "./ticks";
 import { createGoalWorker, type JobMeta } from "./worker";
 
 export interface RunnerDeps {
@@ -43,6 +44,8 @@ export interface RunnerDeps {
   secretBox: SecretBox;
   /** Goal moves, sandbox runs, model calls, job latency and webhook deliveries (default: reported nowhere). */
   metrics?: Metrics;
+  /** Recorded on the goals this runner's schedule ticks create (see loopsmithVersion in @loopsmith/core). */
+  loopsmithVersion?: string;
 }
 
 export interface Runner {
@@ -61,7 +64,7 @@ export interface Runner {
    */
   heartbeat(): Promise<void>;
   /** One pass of housekeeping: dead runners' containers, goals whose step job was lost. */
-  sweep(): Promise<{ containers: number; requeued: number; parked: number; deliveries: number }>;
+  sweep(): Promise<{ containers: number; requeued: number; parked: number; deliveries: number; schedulers: number }>;
   /** Finishes the steps in hand (or, with force, releases them) and closes the queue handles. */
   close(force?: boolean): Promise<void>;
 }
@@ -79,6 +82,7 @@ export function createRunner(deps: RunnerDeps): Runner {
   const retry = { attempts: config.STEP_ATTEMPTS, backoffMs: config.STEP_BACKOFF_MS };
   const queue = new Queue(QUEUES.goals, { connection: deps.connection, prefix: deps.prefix });
   const webhookQueue = createWebhookQueue(deps.connection, deps.prefix);
+  const scheduleQueue = new Queue(QUEUES.schedules, { connection: deps.connection, prefix: deps.prefix });
   const enqueue = async (job: GoalJob, delayMs?: number) => {
     await queue.add(...goalStepJob(job, retry, delayMs));
   };
@@ -188,6 +192,18 @@ export function createRunner(deps: RunnerDeps): Runner {
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
   });
 
+  const tickWorker = createTickWorker({
+    prisma,
+    enqueue,
+    now: stepDeps.now,
+    loopsmithVersion: deps.loopsmithVersion,
+    connection: deps.connection,
+    prefix: deps.prefix,
+    log,
+    lockDurationMs: config.WORKER_LOCK_MS,
+    stalledIntervalMs: config.STALLED_INTERVAL_MS,
+  });
+
   const heartbeatKey = (id: string) => runnerHeartbeatKey(deps.prefix, id);
   // Set once the sandbox self-check passed (start()'s sandboxVerified): an API that reads readiness from the
   // runners takes that as the sandbox's readiness.
@@ -237,7 +253,10 @@ export function createRunner(deps: RunnerDeps): Runner {
       take: 100,
     });
     for (const d of deliveries) await enqueueDelivery(webhookQueue, d.id, config);
-    return { containers, requeued, parked, deliveries: deliveries.length };
+    // And a schedule whose job scheduler Redis lost ticks again.
+    const schedulers = await restoreJobSchedulers(prisma, scheduleQueue, deps.prefix);
+    if (schedulers > 0) log.warn({ schedulers }, "restored schedules' job schedulers");
+    return { containers, requeued, parked, deliveries: deliveries.length, schedulers };
   };
 
   const timers: NodeJS.Timeout[] = [];
@@ -273,6 +292,11 @@ export function createRunner(deps: RunnerDeps): Runner {
         checks.warm(),
         worker.waitUntilReady(),
         deliveryWorker.waitUntilReady(),
+        tickWorker.waitUntilReady(),
+        (async () => {
+          const schedulers = await restoreJobSchedulers(prisma, scheduleQueue, deps.prefix);
+          if (schedulers > 0) log.warn({ schedulers }, "restored schedules' job schedulers");
+        })(),
       ]);
       if (!opts.sandboxVerified) ready = true;
       // A failed self-check is the caller's to report (main.ts exits); here it only keeps the key unset.
@@ -304,16 +328,18 @@ export function createRunner(deps: RunnerDeps): Runner {
       else startSweeping();
       void worker.run();
       void deliveryWorker.run();
+      void tickWorker.run();
     },
     sweep,
     async close(force = false) {
       stopped = true;
       for (const t of timers.splice(0)) clearInterval(t);
       beating = undefined;
-      await Promise.all([worker.close(force), deliveryWorker.close(force)]);
+      await Promise.all([worker.close(force), deliveryWorker.close(force), tickWorker.close(force)]);
       await deps.connection.del(heartbeatKey(runnerId), runnerReadyKey(deps.prefix, runnerId)).catch(() => undefined);
       await queue.close();
       await webhookQueue.close();
+      await scheduleQueue.close();
       if (!deps.checks) await checks.close();
     },
   };

@@ -9,6 +9,7 @@ import { modelSpec, storedBudgets, type GoalJob } from "@loopsmith/schemas";
 import { announceMove, eventForState } from "@loopsmith/webhooks";
 import type { ReceiptSigner } from "./receipt-key";
 import { issueReceipt } from "./receipt";
+import { pinVerified } from "./ticks";
 import { HANDLERS, StepStop, type StepDeps, type StepResult } from "./states";
 
 export type StepOutcome =
@@ -89,6 +90,8 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
         await r.effects?.(tx);
         // After the step's rows (the check results) and before the webhook, which carries the receipt.
         if (move.to === "verified" && deps.receipts) await issueReceipt(tx, goal.id, deps.receipts, deps.now());
+        // A schedule's verified goal: its program is what the schedule's next tick runs first.
+        if (move.to === "verified") await pinVerified(tx, goal, deps.now());
         await announceMove(tx, goal, move.to);
       },
     });

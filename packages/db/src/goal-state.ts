@@ -51,6 +51,10 @@ export interface NewGoal {
   language?: string;
   /** issue 14: the unpacked workspace, stored as a normalized tar, with its file list and locked paths. */
   workspace?: { archive: Buffer; files: { path: string; size: number; sha256: string }[]; locked: string[]; sha256: string } | null;
+  /** The schedule whose tick creates it. */
+  scheduleId?: string | null;
+  /** The schedule's pin at the tick ({goal_id, code, plan}): the goal starts from that program. */
+  pinned?: unknown;
 }
 
 /** What createGoal refuses a goal for: the tenant already has `limit` goals that have not ended. */
@@ -73,7 +77,7 @@ const OPEN_STATES = STATES.filter((s) => !isTerminal(s));
  *
  * A second goal with the tenant's idempotency key fails with Prisma's unique-violation code, P2002.
  */
-export async function createGoal(prisma: PrismaClient, goal: NewGoal, cap?: OpenGoalCap): Promise<{ id: string; version: number }> {
+export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?: OpenGoalCap): Promise<{ id: string; version: number }> {
   assertTransition(null, "plan");
   const first = { seq: 0, from: null, to: "plan", at: new Date(), detail: {} };
   const id = randomUUID();
@@ -108,6 +112,8 @@ export async function createGoal(prisma: PrismaClient, goal: NewGoal, cap?: Open
   if (goal.onInfeasible !== undefined) columns.push(["on_infeasible", p(goal.onInfeasible)]);
   if (goal.selfTest != null) columns.push(["self_test", json(goal.selfTest)]);
   if (goal.language !== undefined) columns.push(["language", p(goal.language)]);
+  if (goal.scheduleId) columns.push(["schedule_id", p(goal.scheduleId, "::uuid")]);
+  if (goal.pinned != null) columns.push(["pinned", json(goal.pinned)]);
 
   const under = cap
     ? `WHERE (SELECT count(*) FROM (SELECT 1 FROM "goals" WHERE "tenant_id" = ${p(goal.tenantId, "::uuid")} AND "state" = ANY(${p(OPEN_STATES, "::text[]")}) LIMIT ${p(cap.limit, "::int")}) AS open) < ${p(cap.limit, "::int")}`

@@ -2,6 +2,7 @@ export * from "./jobs";
 export * from "./health";
 export * from "./loop";
 export * from "./goals";
+export * from "./schedules";
 export * from "./budgets";
 export * from "./webhooks";
 export * from "./replay";

@@ -5,6 +5,7 @@ import { z } from "zod";
 export const QUEUES = {
   goals: "goals",
   webhooks: "webhooks",
+  schedules: "schedules",
 } as const;
 
 export const webhookJobSchema = z.object({ deliveryId: z.uuid() });

@@ -29,12 +29,12 @@ import { tenantOf } from "../auth";
 import { DEFAULT_LIMITS } from "../config";
 import type { Services } from "../services";
 
-function invalid(details: { path: string; message: string }[]): LoopSmithError {
+export function invalid(details: { path: string; message: string }[]): LoopSmithError {
   return new LoopSmithError("LS_ERR_VALIDATION", "The request is invalid.", details);
 }
 
 /** Decodes a list of files, reporting duplicate names and a total over `limit`. */
-function decodeFiles(list: CreateGoalBody["inputs"], field: string, limit: number, problems: { path: string; message: string }[]) {
+export function decodeFiles(list: CreateGoalBody["inputs"], field: string, limit: number, problems: { path: string; message: string }[]) {
   const seen = new Set<string>();
   let total = 0;
   const files = list.map((f, i) => {
@@ -115,6 +115,32 @@ function runsCode(id: string): boolean {
   return listChecks().some((c) => c.id === id && c.runsCode);
 }
 
+/**
+ * Everything POST /goals checks and resolves in a goal body before storing it (POST /schedules too, for
+ * its template): the cross-field rules, the files, the workspace, the budgets and the webhook URL.
+ */
+export async function prepareGoalBody(
+  body: CreateGoalBody,
+  deps: Pick<Services, "models" | "budgets" | "webhooks">,
+  tenant: { approvalThresholdUsd: number | null },
+  log: { info: (obj: object, msg: string) => void },
+) {
+  const { inputs, checkerFiles, checks, model } = prepare(body, deps.models);
+  const workspace = await prepareWorkspace(body.workspace);
+  const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
+  if (problems.length) throw invalid(problems);
+  if (body.webhook) {
+    const check = await checkWebhookUrl(body.webhook.url, {
+      allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS,
+      lookupTimeoutMs: deps.webhooks.WEBHOOK_DNS_TIMEOUT_MS,
+    });
+    // What DNS said stays in the server's log; the client gets the reason without it.
+    if (!check.ok && check.detail) log.info({ detail: check.detail }, "webhook URL refused");
+    if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
+  }
+  return { inputs, checkerFiles, checks, model, workspace, budgets };
+}
+
 export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async (app, opts) => {
   app.post(
     "/goals",
@@ -161,19 +187,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const replayed = await replay();
       if (replayed) return accepted(replayed, true);
 
-      const { inputs, checkerFiles, checks, model } = prepare(body, deps.models);
-      const workspace = await prepareWorkspace(body.workspace);
-      const { budgets, problems } = resolveBudgets(body, deps.budgets, tenant.approvalThresholdUsd);
-      if (problems.length) throw invalid(problems);
-      if (body.webhook) {
-        const check = await checkWebhookUrl(body.webhook.url, {
-          allowCidrs: deps.webhooks.WEBHOOK_ALLOW_CIDRS,
-          lookupTimeoutMs: deps.webhooks.WEBHOOK_DNS_TIMEOUT_MS,
-        });
-        // What DNS said stays in the server's log; the client gets the reason without it.
-        if (!check.ok && check.detail) req.log.info({ detail: check.detail }, "webhook URL refused");
-        if (!check.ok) throw new LoopSmithError("LS_ERR_WEBHOOK_URL", `The webhook URL is not allowed: ${check.reason}.`, [{ path: "body.webhook.url", message: check.reason }]);
-      }
+      const { inputs, checkerFiles, checks, model, workspace, budgets } = await prepareGoalBody(body, deps, tenant, req.log);
       // The tenant's cap on goals that have not ended (TENANT_MAX_OPEN_GOALS), counted by the insert itself;
       // replays of an accepted goal are answered before this and never refused.
       const openLimit = (deps.limits ?? DEFAULT_LIMITS).TENANT_MAX_OPEN_GOALS;

@@ -1,11 +1,16 @@
 // GENERATE: the generator writes the first complete program. The code rides on the tape row to execute.
 import { generatorRequest } from "@loopsmith/agents";
 import type { StateHandler } from "./context";
-import type { Language } from "@loopsmith/schemas";
+import { generatedCode, schedulePin, type Language } from "@loopsmith/schemas";
 import { loadInputSummaries, loadPlan, loadWorkspace } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const generate: StateHandler = async (ctx, deps) => {
+  // A schedule's tick with a pin: the program verified on an earlier tick runs first, with no model call.
+  if (ctx.goal.pinned != null) {
+    const pin = schedulePin.parse(ctx.goal.pinned);
+    return { event: { type: "CODE_READY" }, detail: { code: generatedCode.parse(pin.code), pinned_from: pin.goal_id } };
+  }
   const { plan, checks } = await loadPlan(deps.prisma, ctx.goal.id);
   const req = generatorRequest({
     plan,

@@ -51,7 +51,12 @@ export const inspect: StateHandler = async (ctx, deps) => {
   const checksPassed = outcomes.every((o) => o.passed);
   const run = runSummary(exec, goal.deliverable);
 
-  const turn = await modelTurn(ctx, deps, inspectorRequest({ plan, success: goal.success, checks, outcomes, run }));
+  // A schedule's pinned program on its first run, every check passed and none left to judgement: the
+  // verdict is the checks' alone, with no model asked (a failure goes to the inspector as usual).
+  const pinnedHeld = goal.pinned != null && attempt === 1 && checksPassed && checks.every((c) => c.kind === "deterministic");
+  const turn = pinnedHeld
+    ? { ok: true as const, output: { verified: true, failing_checks: [] as string[], diagnosis: "The pinned program passed every check on this tick's inputs; no model was asked.", fix_hint: "", infeasible: null } }
+    : await modelTurn(ctx, deps, inspectorRequest({ plan, success: goal.success, checks, outcomes, run }));
   const effects = async (tx: Tx) => {
     await tx.checkResult.createMany({
       data: outcomes.map((o) => ({
@@ -100,6 +105,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
     inspector_overruled: overruled,
     deliverable: goal.deliverable,
     outcome_hash: hash,
+    ...(pinnedHeld ? { pinned: true } : {}),
   };
   // issue 27: a give-up goes to the machine as what it is, whatever else the inspection says (a
   // "verified" beside it included): the machine ends the goal or asks the client, never verifies it.

@@ -3,7 +3,7 @@
 // the client's, binding + the planner's additions) and stored with the plan.
 import { freezeChecks, plannerRequest } from "@loopsmith/agents";
 import { asJson } from "@loopsmith/db";
-import { checkSpec, selfTestSpec, storedBudgets } from "@loopsmith/schemas";
+import { checkSpec, frozenCheck, schedulePin, selfTestSpec, storedBudgets } from "@loopsmith/schemas";
 import { z } from "zod";
 import type { StateHandler } from "./context";
 import { loadCheckerFiles } from "./check-runs";
@@ -26,6 +26,20 @@ export const plan: StateHandler = async (ctx, deps) => {
   });
   if (!selfTest.ok) {
     return { event: { type: "EVALUATOR_REJECTED" }, detail: { self_test: selfTest }, failure: { message: selfTest.message } };
+  }
+  // A schedule's tick with a pin: the plan the pinned program was verified under, with no model call.
+  if (goal.pinned != null) {
+    const pin = schedulePin.parse(goal.pinned);
+    const checks = z.array(frozenCheck).parse(pin.plan.checks);
+    return {
+      event: { type: "PLANNED" },
+      detail: { pinned_from: pin.goal_id, approach: pin.plan.approach, checks: checks.map((c) => c.id), feedback: goal.feedback, self_test: selfTest },
+      effects: async (tx) => {
+        await tx.plan.create({
+          data: { goalId: goal.id, objective: pin.plan.objective, approach: asJson(pin.plan.approach), outputContract: String(pin.plan.output_contract), checks: asJson(checks) },
+        });
+      },
+    };
   }
   const req = plannerRequest({
     objective: goal.objective,

@@ -1,0 +1,195 @@
+// Schedules through the public API, with a real runner, sandbox, Postgres and Redis (scripted model): a
+// pipeline that gets fresh inputs for each tick and must still produce a verified deliverable. The
+// first tick's program is verified and pinned; the second tick's inputs change shape, the pinned program
+// fails on them and the loop repairs it from that real failure (healed); the third tick runs the new pin
+// with no model call (held).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTenant } from "@loopsmith/db";
+import type { ScheduleGoal, ScheduleView } from "@loopsmith/schemas";
+import { demoGoal, demoScript, INSPECT_VERIFIED, program, SALES_CSV, SCRIPT_CORRECT, SCRIPT_CRASHES } from "../../scripts/demo/scenario";
+import { startLoop, type GoalView, type Loop } from "../support/loop";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const code = (body: Record<string, unknown>) => (body.error as { code: string } | undefined)?.code;
+const paths = (body: Record<string, unknown>) => ((body.error as { details?: { path: string }[] }).details ?? []).map((d) => d.path);
+
+/** Numbers already, no blank region: the naive program (revenue.astype(float)) is right on these. */
+const CLEAN_CSV = `order_id,date,region,product,revenue
+1,2024-03-01,North,Widget,100.50
+2,2024-03-02,South,Gadget,200.00
+3,2024-03-03,North,Gizmo,50.25
+`;
+/** Messy again, other rows: currency strings and a blank region, which the repaired program handles. */
+const MESSY_CSV_2 = `order_id,date,region,product,revenue
+2001,2024-04-01,East,Widget,"$1,000.00"
+2002,2024-04-02,,Gadget,$20.00
+2003,2024-04-03, West ,Gizmo,"$2,500.50"
+2004,2024-04-04,East,Gizmo,$99.50
+`;
+
+/** The schedule's goal: the demo's checks; the model writes the naive program first and repairs it to the correct one. */
+const template = () =>
+  demoGoal({
+    inputs: [{ name: "sales.csv", text: CLEAN_CSV }],
+    model: {
+      provider: "scripted",
+      script: { ...demoScript(), generate: program(SCRIPT_CRASHES, "Sum revenue per region."), inspect: [INSPECT_VERIFIED], refine: [program(SCRIPT_CORRECT, "Parse currency strings, drop blank regions.")] },
+    },
+  });
+
+describe("schedules: a pipeline that holds, heals and re-runs its pinned program", () => {
+  let loop: Loop;
+  beforeAll(async () => {
+    loop = await startLoop();
+  });
+  afterAll(async () => {
+    await loop?.close();
+  });
+
+  const schedule = async (id: string) => (await loop.request("GET", `/schedules/${id}`)).body as unknown as ScheduleView;
+  const goalsOf = async (id: string) => ((await loop.request("GET", `/schedules/${id}/goals`)).body as unknown as { goals: ScheduleGoal[] }).goals;
+  /** Waits for the schedule's `n`-th goal to end; returns it as GET /schedules/:id/goals lists it and as GET /goals/:id shows it. */
+  const nthGoal = async (id: string, n: number): Promise<{ listed: ScheduleGoal; view: GoalView }> => {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const goals = await goalsOf(id);
+      if (goals.length > n) throw new Error(`schedule ${id} created ${goals.length} goals, expected ${n}: ${JSON.stringify(goals)}`);
+      const goal = goals.length === n ? goals[0]! : undefined;
+      if (goal) {
+        const view = await loop.waitForEnd(goal.id);
+        const listed = (await goalsOf(id)).find((g) => g.id === goal.id)!;
+        return { listed, view };
+      }
+      if (Date.now() > deadline) throw new Error(`schedule ${id}: no goal ${n} within 120 s; ${JSON.stringify(await schedule(id))}`);
+      await sleep(200);
+    }
+  };
+  const modelCalls = async (goalId: string) =>
+    (await loop.prisma.modelCall.findMany({ where: { goalId }, orderBy: { createdAt: "asc" }, select: { state: true } })).map((c) => c.state);
+
+  it("tick 1 verifies and pins; tick 2's new inputs break the pin and the loop heals it; tick 3 holds with no model call", async () => {
+    const created = await loop.request("POST", "/schedules", { body: { name: "daily sales", goal: template(), every_seconds: 1, skip_unchanged: true } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const s = created.body as unknown as ScheduleView;
+    expect(created.headers.location).toBe(`/schedules/${s.id}`);
+    expect(s).toMatchObject({ name: "daily sales", every_seconds: 1, cron: null, overlap: "skip", skip_unchanged: true, paused: false, pin: null, inputs_version: 1 });
+    expect(s.inputs.map((f) => f.name)).toEqual(["sales.csv"]);
+    expect(s.next_tick_at).not.toBeNull();
+
+    // Tick 1: no pin yet, the usual loop; the naive program is right on clean numbers.
+    const first = await nthGoal(s.id, 1);
+    expect(first.view.state, first.view.tape).toBe("verified");
+    expect(first.listed).toMatchObject({ tick_outcome: "verified", pinned_from: null });
+    expect(await modelCalls(first.view.id)).toEqual(["plan", "generate", "inspect"]);
+    const afterFirst = await schedule(s.id);
+    expect(afterFirst.pin?.goal_id).toBe(first.view.id);
+    // Ticks with no new inputs since are skipped, not run (skip_unchanged), or overlapped the running goal.
+    await sleep(2500);
+    expect((await goalsOf(s.id)).length).toBe(1);
+    const idle = await schedule(s.id);
+    expect(idle.skipped_ticks).toBeGreaterThanOrEqual(1);
+    expect(idle.last_tick?.result).toMatch(/^skipped_(unchanged|overlap)$/);
+
+    // Tick 2: currency strings. The pinned program crashes on them; the loop opens from that failure.
+    const put = await loop.request("PUT", `/schedules/${s.id}/inputs`, { body: { inputs: [{ name: "sales.csv", text: SALES_CSV }] } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect((put.body as unknown as ScheduleView).inputs_version).toBe(2);
+    const second = await nthGoal(s.id, 2);
+    expect(second.view.state, second.view.tape).toBe("verified");
+    expect(second.listed).toMatchObject({ tick_outcome: "healed", pinned_from: first.view.id });
+    expect(second.view.tape).toBe("plan → generate → execute → inspect → refine → execute → inspect → verified");
+    expect(second.view.executions.map((e) => e.exit_code)).toEqual([1, 0]);
+    // No planner and no generator: the pin's plan and program; the inspector and the refiner on the failure.
+    expect(await modelCalls(second.view.id)).toEqual(["inspect", "refine", "inspect"]);
+    expect(second.view.report).toMatchObject({ total_revenue: 35145.65, top_region: "North" });
+    const afterSecond = await schedule(s.id);
+    expect(afterSecond.pin?.goal_id).toBe(second.view.id);
+    expect(afterSecond.pin?.sha256).not.toBe(afterFirst.pin?.sha256);
+
+    // Tick 3: messy again, other rows. The repaired program is pinned and holds: one run, no model.
+    expect((await loop.request("PUT", `/schedules/${s.id}/inputs`, { body: { inputs: [{ name: "sales.csv", text: MESSY_CSV_2 }] } })).status).toBe(200);
+    const third = await nthGoal(s.id, 3);
+    expect(third.view.state, third.view.tape).toBe("verified");
+    expect(third.listed).toMatchObject({ tick_outcome: "held", pinned_from: second.view.id, attempts: 1 });
+    expect(third.view.tape).toBe("plan → generate → execute → inspect → verified");
+    expect(await modelCalls(third.view.id)).toEqual([]);
+    expect(third.view.cost.model_calls).toBe(0);
+    expect(third.view.report).toMatchObject({ by_region: { East: 1099.5, West: 2500.5 }, total_revenue: 3600, top_region: "West" });
+    // The tape says where the plan and the program came from.
+    const rows = await loop.prisma.transition.findMany({ where: { goalId: third.view.id }, orderBy: { seq: "asc" }, select: { toState: true, detail: true } });
+    expect((rows.find((r) => r.toState === "generate")!.detail as { pinned_from?: string }).pinned_from).toBe(second.view.id);
+    expect((rows.find((r) => r.toState === "execute")!.detail as { pinned_from?: string }).pinned_from).toBe(second.view.id);
+    expect((rows.find((r) => r.toState === "verified")!.detail as { pinned?: boolean }).pinned).toBe(true);
+    // Each tick's goal had that tick's inputs.
+    expect(third.view.inputs.map((f) => f.name)).toEqual(["sales.csv"]);
+
+    // Pause: no tick runs while paused, even with new inputs; resume ticks again.
+    const paused = await loop.request("POST", `/schedules/${s.id}/pause`);
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ paused: true, next_tick_at: null });
+    expect((await loop.request("PUT", `/schedules/${s.id}/inputs`, { body: { inputs: [{ name: "sales.csv", text: CLEAN_CSV }] } })).status).toBe(200);
+    await sleep(2500);
+    expect((await goalsOf(s.id)).length).toBe(3);
+    const resumed = await loop.request("POST", `/schedules/${s.id}/resume`);
+    expect(resumed.body).toMatchObject({ paused: false });
+    const fourth = await nthGoal(s.id, 4);
+    expect(fourth.listed.tick_outcome).toBe("held");
+
+    // Delete: the schedule goes, its goals stay (and say no schedule any more).
+    expect((await loop.request("DELETE", `/schedules/${s.id}`)).status).toBe(204);
+    expect((await loop.request("GET", `/schedules/${s.id}`)).status).toBe(404);
+    expect((await loop.get(third.view.id)).status).toBe(200);
+    expect(await loop.scheduleQueue.getJobScheduler(s.id)).toBeUndefined();
+  });
+
+  it("another tenant sees none of a schedule; ids that are not this tenant's are 404", async () => {
+    const created = await loop.request("POST", "/schedules", { body: { goal: template(), cron: "0 3 * * *", timezone: "Europe/Paris", paused: true } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const s = created.body as unknown as ScheduleView;
+    expect(s).toMatchObject({ cron: "0 3 * * *", timezone: "Europe/Paris", every_seconds: null, paused: true, next_tick_at: null });
+    const other = await createTenant(loop.prisma, { name: `${loop.prefix}-other`, secretBox: loop.secretBox });
+    for (const [method, url] of [
+      ["GET", `/schedules/${s.id}`],
+      ["GET", `/schedules/${s.id}/goals`],
+      ["POST", `/schedules/${s.id}/resume`],
+      ["DELETE", `/schedules/${s.id}`],
+    ] as const) {
+      const res = await loop.request(method, url, { key: other.api_key });
+      expect(res.status, `${method} ${url}`).toBe(404);
+      expect(code(res.body)).toBe("LS_ERR_NOT_FOUND");
+    }
+    expect((await loop.request("PUT", `/schedules/${s.id}/inputs`, { key: other.api_key, body: { inputs: [] } })).status).toBe(404);
+    expect(((await loop.request("GET", "/schedules", { key: other.api_key })).body as unknown as { schedules: unknown[] }).schedules).toEqual([]);
+    expect((await loop.request("GET", "/schedules/not-a-uuid")).status).toBe(404);
+    const mine = ((await loop.request("GET", "/schedules")).body as unknown as { schedules: ScheduleView[] }).schedules;
+    expect(mine.map((m) => m.id)).toContain(s.id);
+    // Resumed, a cron schedule says when it ticks next (03:00 in Paris is 01:00 or 02:00 UTC).
+    const resumed = (await loop.request("POST", `/schedules/${s.id}/resume`)).body as unknown as ScheduleView;
+    expect(new Date(resumed.next_tick_at!).getUTCHours()).toBeOneOf([1, 2]);
+    expect((await loop.request("DELETE", `/schedules/${s.id}`)).status).toBe(204);
+  });
+
+  it("refuses bad schedules with field paths: timing, time zone, cron, a workspace, and the goal's own rules under body.goal", async () => {
+    const bad = async (body: Record<string, unknown>) => {
+      const res = await loop.request("POST", "/schedules", { body });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      return { code: code(res.body), paths: paths(res.body) };
+    };
+    expect(await bad({ goal: template() })).toEqual({ code: "LS_ERR_VALIDATION", paths: ["body.cron"] });
+    expect(await bad({ goal: template(), cron: "* * * * *", every_seconds: 5 })).toEqual({ code: "LS_ERR_VALIDATION", paths: ["body.every_seconds"] });
+    expect((await bad({ goal: template(), cron: "61 * * * *" })).paths).toEqual(["body.cron"]);
+    expect((await bad({ goal: template(), cron: "* * *" })).paths).toEqual(["body.cron"]);
+    expect((await bad({ goal: template(), cron: "0 3 * * *", timezone: "Mars/Olympus" })).paths).toEqual(["body.timezone"]);
+    expect((await bad({ goal: template(), every_seconds: 60, timezone: "UTC" })).paths).toEqual(["body.timezone"]);
+    expect((await bad({ goal: template(), every_seconds: 0 })).code).toBe("LS_ERR_VALIDATION");
+    expect((await bad({ goal: { ...template(), workspace: { archive_base64: "" } }, every_seconds: 60 })).code).toBe("LS_ERR_VALIDATION");
+    const workspace = await bad({ goal: { ...template(), workspace: { archive_base64: Buffer.from("x").toString("base64") } }, every_seconds: 60 });
+    expect(workspace.paths).toContain("body.goal.workspace");
+    // A rule of the goal body itself, reported where it is in the schedule.
+    const dup = await bad({ goal: { ...template(), inputs: [{ name: "a.csv", text: "x" }, { name: "a.csv", text: "y" }] }, every_seconds: 60 });
+    expect(dup.paths).toEqual(["body.goal.inputs.1.name"]);
+    const check = await bad({ goal: { ...template(), checks: [{ id: "reconciles_total", params: { tolerance: -1 } }] }, every_seconds: 60 });
+    expect(check.paths.every((p) => p.startsWith("body.goal.checks.0"))).toBe(true);
+    expect((await loop.request("GET", "/schedules")).status).toBe(200);
+  });
+});
