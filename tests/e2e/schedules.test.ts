@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant } from "@loopsmith/db";
 import type { ScheduleGoal, ScheduleView } from "@loopsmith/schemas";
 import { demoGoal, demoScript, INSPECT_VERIFIED, program, SALES_CSV, SCRIPT_CORRECT, SCRIPT_CRASHES } from "../../scripts/demo/scenario";
+import { startReceiver, type Receiver } from "../../packages/webhooks/test/support";
 import { startLoop, type GoalView, type Loop } from "../support/loop";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,8 +29,9 @@ const MESSY_CSV_2 = `order_id,date,region,product,revenue
 `;
 
 /** The schedule's goal: the demo's checks; the model writes the naive program first and repairs it to the correct one. */
-const template = () =>
+const template = (extra: Record<string, unknown> = {}) =>
   demoGoal({
+    ...extra,
     inputs: [{ name: "sales.csv", text: CLEAN_CSV }],
     model: {
       provider: "scripted",
@@ -39,11 +41,14 @@ const template = () =>
 
 describe("schedules: a pipeline that holds, heals and re-runs its pinned program", () => {
   let loop: Loop;
+  let receiver: Receiver;
   beforeAll(async () => {
     loop = await startLoop();
+    receiver = await startReceiver([200]);
   });
   afterAll(async () => {
     await loop?.close();
+    await receiver?.close();
   });
 
   const schedule = async (id: string) => (await loop.request("GET", `/schedules/${id}`)).body as unknown as ScheduleView;
@@ -68,7 +73,9 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     (await loop.prisma.modelCall.findMany({ where: { goalId }, orderBy: { createdAt: "asc" }, select: { state: true } })).map((c) => c.state);
 
   it("tick 1 verifies and pins; tick 2's new inputs break the pin and the loop heals it; tick 3 holds with no model call", async () => {
-    const created = await loop.request("POST", "/schedules", { body: { name: "daily sales", goal: template(), every_seconds: 1, skip_unchanged: true } });
+    const created = await loop.request("POST", "/schedules", {
+      body: { name: "daily sales", goal: template({ webhook: { url: receiver.url } }), every_seconds: 1, skip_unchanged: true },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const s = created.body as unknown as ScheduleView;
     expect(created.headers.location).toBe(`/schedules/${s.id}`);
@@ -120,8 +127,21 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     expect((rows.find((r) => r.toState === "generate")!.detail as { pinned_from?: string }).pinned_from).toBe(second.view.id);
     expect((rows.find((r) => r.toState === "execute")!.detail as { pinned_from?: string }).pinned_from).toBe(second.view.id);
     expect((rows.find((r) => r.toState === "verified")!.detail as { pinned?: boolean }).pinned).toBe(true);
+    expect(third.view).toMatchObject({ schedule_id: s.id, pinned_from: second.view.id });
+    expect(first.view).toMatchObject({ schedule_id: s.id, pinned_from: null });
     // Each tick's goal had that tick's inputs.
-    expect(third.view.inputs.map((f) => f.name)).toEqual(["sales.csv"]);
+    expect(third.view.inputs.map((f) => f.sha256)).not.toEqual(second.view.inputs.map((f) => f.sha256));
+    // Each tick's end went to the template's webhook as schedule.tick.verified, not goal.verified.
+    for (const g of [first, second, third]) {
+      const deliveries = ((await loop.request("GET", `/goals/${g.view.id}/deliveries`)).body as unknown as { deliveries: { event: string }[] }).deliveries;
+      expect(deliveries.map((d) => d.event)).toEqual(["schedule.tick.verified"]);
+    }
+    const deadline = Date.now() + 30_000;
+    while (receiver.received.length < 3 && Date.now() < deadline) await sleep(100);
+    const events = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: { id: string; schedule_id: string } });
+    expect(events.slice(0, 3).map((e) => [e.type, e.data.id, e.data.schedule_id])).toEqual(
+      [first, second, third].map((g) => ["schedule.tick.verified", g.view.id, s.id]),
+    );
 
     // Pause: no tick runs while paused, even with new inputs; resume ticks again.
     const paused = await loop.request("POST", `/schedules/${s.id}/pause`);

@@ -188,6 +188,8 @@ export const openApiTransformObject: TransformObject = (input) => {
     "goal.failed": "The goal ended failed (see failure_reason and failure_report)",
     "goal.cancelled": "The goal was cancelled",
     "goal.awaiting_approval": "The goal paused for a spending approval (POST /goals/{id}/approve or /reject)",
+    "schedule.tick.verified": "A schedule's tick ended verified (held: the pinned program passed; or healed, or the first verified program): replaces goal.verified for a tick's goal",
+    "schedule.tick.failed": "A schedule's tick ended failed (the pipeline broke): replaces goal.failed for a tick's goal",
   };
   const webhooks = Object.fromEntries(
     WEBHOOK_EVENTS.map((event) => [

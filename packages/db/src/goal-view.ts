@@ -161,6 +161,8 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       sandbox_ms: goal.executions.reduce((s, e) => s + e.durationMs, 0),
       wall_time_ms: (goal.finishedAt?.getTime() ?? now) - goal.createdAt.getTime(),
     },
+    schedule_id: goal.scheduleId,
+    pinned_from: (goal.pinned as { goal_id?: string } | null)?.goal_id ?? null,
     loopsmith_version: goal.loopsmithVersion,
     // The text the runner stored, parsed: the signature covers its canonical form, which parsing keeps.
     receipt: goal.receipt === null ? null : (JSON.parse(goal.receipt) as GoalView["receipt"]),

@@ -386,6 +386,11 @@ export const goalView = z
       sandbox_ms: z.int(),
       wall_time_ms: z.int(),
     }),
+    schedule_id: z.uuid().nullable().describe("The schedule whose tick created the goal (null for goals submitted with POST /goals, or once the schedule was deleted)."),
+    pinned_from: z
+      .uuid()
+      .nullable()
+      .describe("A schedule's tick that started from the pinned program: the verified goal that program (and its plan) came from; PLAN and GENERATE made no model call."),
     loopsmith_version: z
       .string()
       .nullable()

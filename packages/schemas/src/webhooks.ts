@@ -2,8 +2,11 @@ import { z } from "zod";
 
 // The webhook delivery log and secret rotation, as the API shows them.
 
-/** The events a goal's webhook receives. */
-export const WEBHOOK_EVENTS = ["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval"] as const;
+/**
+ * The events a goal's webhook receives. A schedule's tick announces its end as schedule.tick.verified or
+ * schedule.tick.failed instead of goal.verified or goal.failed (the payload is the same goal).
+ */
+export const WEBHOOK_EVENTS = ["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval", "schedule.tick.verified", "schedule.tick.failed"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;

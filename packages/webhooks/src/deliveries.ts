@@ -43,8 +43,8 @@ export async function createDelivery(
  * the move's own transaction. Every writer of goal moves (the runner's steps, the API's cancel/approve/
  * reject/retry) calls this, so no move that should be announced can skip it.
  */
-export async function announceMove(tx: Tx, goal: { id: string; tenantId: string; webhook: unknown }, state: string): Promise<string | null> {
-  const event = eventForState(state);
+export async function announceMove(tx: Tx, goal: { id: string; tenantId: string; webhook: unknown; scheduleId?: string | null }, state: string): Promise<string | null> {
+  const event = eventForState(state, goal);
   return event ? createDelivery(tx, goal, event) : null;
 }
 

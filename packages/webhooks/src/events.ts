@@ -9,7 +9,17 @@ const BY_STATE: Record<string, WebhookEvent> = {
   awaiting_approval: "goal.awaiting_approval",
 };
 
-/** The event a move into `state` announces, or null for states nobody is notified about. */
-export function eventForState(state: string): WebhookEvent | null {
-  return Object.hasOwn(BY_STATE, state) ? BY_STATE[state]! : null;
+const BY_STATE_OF_TICK: Record<string, WebhookEvent> = {
+  ...BY_STATE,
+  verified: "schedule.tick.verified",
+  failed: "schedule.tick.failed",
+};
+
+/**
+ * The event a move into `state` announces, or null for states nobody is notified about. A goal a
+ * schedule's tick created ends with schedule.tick.verified or schedule.tick.failed.
+ */
+export function eventForState(state: string, goal?: { scheduleId?: string | null }): WebhookEvent | null {
+  const events = goal?.scheduleId ? BY_STATE_OF_TICK : BY_STATE;
+  return Object.hasOwn(events, state) ? events[state]! : null;
 }

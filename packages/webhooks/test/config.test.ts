@@ -48,8 +48,21 @@ describe("webhookConfigSchema", () => {
 
 describe("eventForState", () => {
   it("maps the notified states and nothing else", () => {
-    expect(WEBHOOK_EVENTS.map((e) => e)).toEqual(["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval"]);
-    expect(["verified", "failed", "cancelled", "awaiting_approval"].map(eventForState)).toEqual([...WEBHOOK_EVENTS]);
-    expect(["plan", "execute", "refine", "errored", "constructor", "__proto__"].map(eventForState)).toEqual([null, null, null, null, null, null]);
+    expect(WEBHOOK_EVENTS.map((e) => e)).toEqual(["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval", "schedule.tick.verified", "schedule.tick.failed"]);
+    const states = ["verified", "failed", "cancelled", "awaiting_approval"];
+    expect(states.map((s) => eventForState(s))).toEqual(["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval"]);
+    expect(states.map((s) => eventForState(s, { scheduleId: null }))).toEqual(["goal.verified", "goal.failed", "goal.cancelled", "goal.awaiting_approval"]);
+    expect(["plan", "execute", "refine", "errored", "constructor", "__proto__"].map((s) => eventForState(s))).toEqual([null, null, null, null, null, null]);
+  });
+
+  it("announces a schedule tick's end as schedule.tick.*; its cancel and approval pause as a goal's", () => {
+    const tick = { scheduleId: "0b9c8f3e-6a1d-4f0e-9a51-2f5a4c7d8e90" };
+    expect(["verified", "failed", "cancelled", "awaiting_approval"].map((s) => eventForState(s, tick))).toEqual([
+      "schedule.tick.verified",
+      "schedule.tick.failed",
+      "goal.cancelled",
+      "goal.awaiting_approval",
+    ]);
+    expect(["plan", "errored", "__proto__"].map((s) => eventForState(s, tick))).toEqual([null, null, null]);
   });
 });
