@@ -12,6 +12,7 @@ type Json = Record<string, unknown>;
 export const TAGS: { name: string; description: string }[] = [
   { name: "goals", description: "Submit a goal and follow it: its state, tape and events, cancel, approve or reject it, its receipt and its replay script." },
   { name: "artifacts", description: "The files a goal's attempts wrote, the program each attempt ran, and the checker files the tenant sent." },
+  { name: "schedules", description: "Pipelines: a goal run on a cron expression or an interval with fresh inputs; once a tick is verified, later ticks run its program first with no model call." },
   { name: "checks", description: "The check catalogue: what a goal's definition of done can contain." },
   { name: "webhooks", description: "A goal's webhook deliveries, redelivery, and the tenant's signing secrets. The events themselves are under `webhooks`." },
   { name: "reports", description: "Reports across a tenant's goals." },

@@ -16,6 +16,7 @@ describe("openapi/openapi.json", () => {
       .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     expect(routes).toEqual([
+      "DELETE /schedules/{id}",
       "GET /.well-known/loopsmith-receipt-keys",
       "GET /admin/dead-letters",
       "GET /admin/tenants/{tenant_id}/api-keys",
@@ -34,6 +35,9 @@ describe("openapi/openapi.json", () => {
       "GET /healthz",
       "GET /readyz",
       "GET /reports/judges",
+      "GET /schedules",
+      "GET /schedules/{id}",
+      "GET /schedules/{id}/goals",
       "POST /admin/dead-letters/{id}/retry",
       "POST /admin/tenants/{tenant_id}/api-keys",
       "POST /admin/tenants/{tenant_id}/api-keys/{key_id}/revoke",
@@ -44,7 +48,11 @@ describe("openapi/openapi.json", () => {
       "POST /goals/{id}/approve",
       "POST /goals/{id}/cancel",
       "POST /goals/{id}/reject",
+      "POST /schedules",
+      "POST /schedules/{id}/pause",
+      "POST /schedules/{id}/resume",
       "POST /webhook-secrets/rotate",
+      "PUT /schedules/{id}/inputs",
     ]);
     expect(doc.paths["/readyz"].get.responses["503"]).toBeDefined();
     const post = doc.paths["/goals"].post;

@@ -59,6 +59,8 @@ describe("prisma/schema.prisma and prisma/migrations agree", () => {
       "model_calls",
       "plans",
       "receipt_keys",
+      "schedule_files",
+      "schedules",
       "tenants",
       "transitions",
       "webhook_deliveries",

@@ -30,6 +30,7 @@ import {
   stepRetryConfigSchema,
   storedBudgets,
   webhookJobSchema,
+  scheduleJobSchema,
   webhookSpec,
 } from "../src/index";
 
@@ -239,7 +240,9 @@ describe("budgets", () => {
 
 describe("the job catalog", () => {
   it("queue names and payloads", () => {
-    expect(QUEUES).toEqual({ goals: "goals", webhooks: "webhooks" });
+    expect(QUEUES).toEqual({ goals: "goals", webhooks: "webhooks", schedules: "schedules" });
+    expect(ok(scheduleJobSchema, { scheduleId: UUID })).toBe(true);
+    expect(ok(scheduleJobSchema, { scheduleId: "s" })).toBe(false);
     expect(ok(goalJobSchema, { goalId: UUID, version: 0 })).toBe(true);
     expect(ok(goalJobSchema, { goalId: UUID, version: -1 })).toBe(false);
     expect(ok(goalJobSchema, { goalId: UUID, version: 1.5 })).toBe(false);

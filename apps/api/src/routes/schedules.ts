@@ -127,6 +127,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
     {
       schema: {
         operationId: "createSchedule",
+        description: "Stores the goal template (checked as POST /goals checks a goal) and its first inputs, and starts ticking unless `paused`. Each tick creates a goal with the schedule's current inputs; a tick is skipped while the previous tick's goal is open (`overlap: skip`) or waits for it (`wait`), and with `skip_unchanged` when no inputs were PUT since the last tick that ran. Once a tick's goal is verified its program is pinned: the next tick runs it first, with no model call; if a check fails on the new inputs, the loop repairs it from that failure and the repaired program is pinned.",
         summary: "Run a goal on a schedule; once a tick is verified, later ticks start from its program",
         tags: ["schedules"],
         body: createScheduleBody,
@@ -196,6 +197,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
     {
       schema: {
         operationId: "listSchedules",
+        description: "Up to 500 schedules, with their pin and latest tick.",
         summary: "This tenant's schedules, newest first",
         tags: ["schedules"],
         response: { 200: scheduleList, 401: errorBody, 429: errorBody },
@@ -213,6 +215,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
     {
       schema: {
         operationId: "getSchedule",
+        description: "Its timing, its current inputs (names and hashes), the pinned program, counts of ticks run and skipped, the latest tick and when the next is due.",
         summary: "A schedule: timing, inputs, pin and its latest tick",
         tags: ["schedules"],
         params: scheduleIdParams,
@@ -231,6 +234,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
     {
       schema: {
         operationId: "putScheduleInputs",
+        description: "Replaces every input file; the next tick's goal gets these. Bumps inputs_version (skip_unchanged compares it with the last tick that ran). A goal already running keeps the inputs it started with.",
         summary: "Replace the inputs the schedule's next tick uses",
         tags: ["schedules"],
         params: scheduleIdParams,
@@ -263,6 +267,10 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
       {
         schema: {
           operationId: `${action}Schedule`,
+          description:
+            action === "pause"
+              ? "No tick runs until it is resumed; a goal already running goes on. Pausing a paused schedule changes nothing."
+              : "Ticks again from now on (a tick missed while paused is not made up).",
           summary: action === "pause" ? "Stop ticking (a goal already running goes on)" : "Tick again",
           tags: ["schedules"],
           params: scheduleIdParams,
@@ -289,6 +297,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
     {
       schema: {
         operationId: "deleteSchedule",
+        description: "Stops its ticks and deletes it with its files. Its goals stay (their schedule_id becomes null); a goal already running goes on.",
         summary: "Delete a schedule (its goals stay)",
         tags: ["schedules"],
         params: scheduleIdParams,
@@ -310,6 +319,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
     {
       schema: {
         operationId: "listScheduleGoals",
+        description: "Each tick's goal with `tick_outcome`: held (the pinned program passed on the new inputs with no model call), healed (it failed and the loop repaired it), broke (it failed and the loop did not repair it), or verified / failed / cancelled for a tick with no pin yet, running until it ends.",
         summary: "The goals the schedule's ticks created, newest first, each with whether the pipeline held, healed or broke",
         tags: ["schedules"],
         params: scheduleIdParams,

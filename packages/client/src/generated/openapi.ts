@@ -224,6 +224,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This tenant's schedules, newest first
+         * @description Up to 500 schedules, with their pin and latest tick.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Run a goal on a schedule; once a tick is verified, later ticks start from its program
+         * @description Stores the goal template (checked as POST /goals checks a goal) and its first inputs, and starts ticking unless `paused`. Each tick creates a goal with the schedule's current inputs; a tick is skipped while the previous tick's goal is open (`overlap: skip`) or waits for it (`wait`), and with `skip_unchanged` when no inputs were PUT since the last tick that ran. Once a tick's goal is verified its program is pinned: the next tick runs it first, with no model call; if a check fails on the new inputs, the loop repairs it from that failure and the repaired program is pinned.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule: timing, inputs, pin and its latest tick
+         * @description Its timing, its current inputs (names and hashes), the pinned program, counts of ticks run and skipped, the latest tick and when the next is due.
+         */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule (its goals stay)
+         * @description Stops its ticks and deletes it with its files. Its goals stay (their schedule_id becomes null); a goal already running goes on.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/inputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the inputs the schedule's next tick uses
+         * @description Replaces every input file; the next tick's goal gets these. Bumps inputs_version (skip_unchanged compares it with the last tick that ran). A goal already running keeps the inputs it started with.
+         */
+        put: operations["putScheduleInputs"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop ticking (a goal already running goes on)
+         * @description No tick runs until it is resumed; a goal already running goes on. Pausing a paused schedule changes nothing.
+         */
+        post: operations["pauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tick again
+         * @description Ticks again from now on (a tick missed while paused is not made up).
+         */
+        post: operations["resumeSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The goals the schedule's ticks created, newest first, each with whether the pipeline held, healed or broke
+         * @description Each tick's goal with `tick_outcome`: held (the pinned program passed on the new inputs with no model call), healed (it failed and the loop repaired it), broke (it failed and the loop did not repair it), or verified / failed / cancelled for a tick with no pin yet, running until it ends.
+         */
+        get: operations["listScheduleGoals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/goals/{id}/events": {
         parameters: {
             query?: never;
@@ -630,6 +758,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "schedule.tick.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A schedule's tick ended verified (held: the pinned program passed; or healed, or the first verified program): replaces goal.verified for a tick's goal
+         * @description Sent to the goal's webhook.url with type "schedule.tick.verified". Answer 2xx to acknowledge; anything else is retried.
+         */
+        post: operations["webhookScheduleTickVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "schedule.tick.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A schedule's tick ended failed (the pipeline broke): replaces goal.failed for a tick's goal
+         * @description Sent to the goal's webhook.url with type "schedule.tick.failed". Answer 2xx to acknowledge; anything else is retried.
+         */
+        post: operations["webhookScheduleTickFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -846,6 +1014,30 @@ export interface components {
             budget?: components["schemas"]["GoalBudgetInput"];
             /** @description Only when the goal waits after a model declared it infeasible: what the refiner is told with the request to try again (which reading of the objective to follow, say). */
             note?: string;
+        };
+        CreateScheduleInput: {
+            name?: string;
+            /** @description The goal each tick creates, as POST /goals takes it. Its inputs are the schedule's first inputs; PUT /schedules/{id}/inputs replaces them. A workspace cannot be scheduled. */
+            goal: components["schemas"]["CreateGoalInput"];
+            /** @description A cron expression: 5 fields (minute hour day month weekday), or 6 with seconds first. Give cron or every_seconds. */
+            cron?: string;
+            /** @description The IANA time zone the cron expression is read in (default "UTC"). */
+            timezone?: string;
+            /** @description An interval instead of a cron expression. */
+            every_seconds?: number;
+            /**
+             * @description A tick that finds the previous tick's goal still open: "skip" (default) records a skipped tick; "wait" holds the tick until that goal ends. Default: "skip".
+             * @enum {string}
+             */
+            overlap?: "skip" | "wait";
+            /** @description Skip a tick when no inputs were PUT since the last tick that created a goal. Default: false. */
+            skip_unchanged?: boolean;
+            /** @description Create the schedule paused: no tick runs until POST /schedules/{id}/resume. Default: false. */
+            paused?: boolean;
+        };
+        ScheduleInputsInput: {
+            /** @description Replace every input file; the next tick's goal gets these. */
+            inputs: components["schemas"]["GoalInputFileInput"][];
         };
         NewApiKeyInput: {
             /** @description A label for listings, e.g. "ci". */
@@ -1546,6 +1738,10 @@ export interface components {
                 sandbox_ms: number;
                 wall_time_ms: number;
             };
+            /** @description The schedule whose tick created the goal (null for goals submitted with POST /goals, or once the schedule was deleted). */
+            schedule_id: string | null;
+            /** @description A schedule's tick that started from the pinned program: the verified goal that program (and its plan) came from; PLAN and GENERATE made no model call. */
+            pinned_from: string | null;
             /** @description The LoopSmith that accepted the goal: "git:<commit>" ("-dirty" with uncommitted changes), LOOPSMITH_VERSION, or "package:<version>". */
             loopsmith_version: string | null;
             /** @description The signed receipt, once verified (also at GET /goals/{id}/receipt). */
@@ -1622,6 +1818,104 @@ export interface components {
                 };
             }[];
         };
+        Schedule: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            objective: string;
+            cron: string | null;
+            timezone: string | null;
+            every_seconds: number | null;
+            /** @enum {string} */
+            overlap: "skip" | "wait";
+            skip_unchanged: boolean;
+            paused: boolean;
+            inputs: {
+                name: string;
+                size: number;
+                sha256: string;
+            }[];
+            /** @description Bumped by every PUT of inputs. */
+            inputs_version: number;
+            /** @description The program the next tick runs first, with no model call; null until a tick's goal is verified. */
+            pin: {
+                /**
+                 * Format: uuid
+                 * @description The verified goal whose program is pinned.
+                 */
+                goal_id: string;
+                filename: string;
+                /** @description sha256 of the pinned program's source. */
+                sha256: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp (UTC)
+                 */
+                pinned_at: string;
+            } | null;
+            /** @description Ticks that created a goal. */
+            ticks: number;
+            skipped_ticks: number;
+            last_tick: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 timestamp (UTC)
+                 */
+                at: string;
+                /** @enum {string} */
+                result: "created" | "skipped_paused" | "skipped_overlap" | "skipped_unchanged";
+                goal_id: string | null;
+            } | null;
+            /** @description When the next tick is due; null while paused. */
+            next_tick_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC)
+             */
+            updated_at: string;
+        };
+        ScheduleList: {
+            schedules: components["schemas"]["Schedule"][];
+        };
+        ScheduleGoal: {
+            /** Format: uuid */
+            id: string;
+            objective: string;
+            /** @enum {string} */
+            state: "plan" | "generate" | "execute" | "inspect" | "refine" | "awaiting_approval" | "errored" | "verified" | "failed" | "cancelled";
+            verified: boolean;
+            /** @description Set when the goal ended failed. */
+            failure_reason: ("budget_attempts" | "budget_tokens" | "budget_cost" | "budget_wall" | "model_failure" | "stuck" | "rejected" | "approval_timeout" | "evaluator_rejected" | "declared_infeasible") | null;
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp (UTC)
+             */
+            updated_at: string;
+            finished_at: string | null;
+            /** @description Model spend so far (USD), as cost.cost_usd of GET /goals/:id. */
+            cost_usd: number;
+            /** @description The verified goal whose program this tick ran first; null when there was no pin yet. */
+            pinned_from: string | null;
+            /**
+             * @description held: the pinned program passed every check on the fresh inputs (no model call); healed: it failed and the loop repaired it (the new program is pinned); broke: it failed and the loop did not repair it; verified / failed / cancelled: a tick with no pin yet; running: not ended.
+             * @enum {string}
+             */
+            tick_outcome: "running" | "held" | "healed" | "broke" | "verified" | "failed" | "cancelled";
+        };
+        ScheduleGoals: {
+            goals: components["schemas"]["ScheduleGoal"][];
+        };
         DeliveryAttempt: {
             /** @description Counts across redeliveries: a redelivery continues the numbering. */
             attempt: number;
@@ -1642,7 +1936,7 @@ export interface components {
             /** Format: uuid */
             goal_id: string;
             /** @enum {string} */
-            event: "goal.verified" | "goal.failed" | "goal.cancelled" | "goal.awaiting_approval";
+            event: "goal.verified" | "goal.failed" | "goal.cancelled" | "goal.awaiting_approval" | "schedule.tick.verified" | "schedule.tick.failed";
             url: string;
             /** @description The webhook-id header: the same for every attempt of this delivery. */
             message_id: string;
@@ -1883,7 +2177,7 @@ export interface components {
         /** @description The body of every webhook POST, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers). The same bytes on every retry and redelivery. */
         WebhookEvent: {
             /** @enum {string} */
-            type: "goal.verified" | "goal.failed" | "goal.cancelled" | "goal.awaiting_approval";
+            type: "goal.verified" | "goal.failed" | "goal.cancelled" | "goal.awaiting_approval" | "schedule.tick.verified" | "schedule.tick.failed";
             /**
              * Format: date-time
              * @description When the payload was built.
@@ -2701,6 +2995,639 @@ export interface operations {
             /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This tenant's schedules, newest first. */
+            200: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description Run a goal on a schedule; once a tick is verified, later ticks start from its program. */
+            201: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The request is invalid (LS_ERR_VALIDATION and others): `details` lists each field path. */
+            400: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large (LS_ERR_PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Send the body as application/json (LS_ERR_UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is not ready or the server is busy (see the error code); retry, after Retry-After when given. */
+            503: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A schedule: timing, inputs, pin and its latest tick. */
+            200: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file). */
+            404: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file). */
+            404: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is not ready or the server is busy (see the error code); retry, after Retry-After when given. */
+            503: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putScheduleInputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleInputsInput"];
+            };
+        };
+        responses: {
+            /** @description Replace the inputs the schedule's next tick uses. */
+            200: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The request is invalid (LS_ERR_VALIDATION and others): `details` lists each field path. */
+            400: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file). */
+            404: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large (LS_ERR_PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Send the body as application/json (LS_ERR_UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stop ticking (a goal already running goes on). */
+            200: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file). */
+            404: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is not ready or the server is busy (see the error code); retry, after Retry-After when given. */
+            503: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tick again. */
+            200: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file). */
+            404: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests, goals or streams (see the error code); wait Retry-After seconds when given. */
+            429: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is not ready or the server is busy (see the error code); retry, after Retry-After when given. */
+            503: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listScheduleGoals: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goals the schedule's ticks created, newest first, each with whether the pipeline held, healed or broke. */
+            200: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleGoals"];
+                };
+            };
+            /** @description The request is invalid (LS_ERR_VALIDATION and others): `details` lists each field path. */
+            400: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found for this tenant (LS_ERR_NOT_FOUND; LS_ERR_ARTIFACT_NOT_FOUND for a goal's missing file). */
+            404: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,6 +4994,64 @@ export interface operations {
         };
     };
     webhookGoalAwaitingApproval: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_..., the same on every attempt of a delivery: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated, one per valid secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no further attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookScheduleTickVerified: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_..., the same on every attempt of a delivery: deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated, one per valid secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: no further attempts. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookScheduleTickFailed: {
         parameters: {
             query?: never;
             header: {
