@@ -189,6 +189,19 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     expect((await loop.request("DELETE", `/schedules/${s.id}`)).status).toBe(204);
   });
 
+  it("a schedule deleted without the API (its tenant deleted) stops ticking: the runner's next tick removes its job scheduler", async () => {
+    const created = await loop.request("POST", "/schedules", { body: { goal: template(), every_seconds: 1, overlap: "skip", skip_unchanged: true, paused: true } });
+    const id = (created.body as unknown as ScheduleView).id;
+    await loop.prisma.schedule.delete({ where: { id } });
+    // As if its tenant's rows had cascaded away after the scheduler was made.
+    await loop.scheduleQueue.upsertJobScheduler(id, { every: 1000 }, { name: "tick", data: { scheduleId: id } });
+    const deadline = Date.now() + 20_000;
+    while ((await loop.scheduleQueue.getJobScheduler(id)) !== undefined) {
+      expect(Date.now(), "the job scheduler of a deleted schedule was not removed within 20 s").toBeLessThan(deadline);
+      await sleep(200);
+    }
+  });
+
   it("refuses bad schedules with field paths: timing, time zone, cron, a workspace, and the goal's own rules under body.goal", async () => {
     const bad = async (body: Record<string, unknown>) => {
       const res = await loop.request("POST", "/schedules", { body });

@@ -41,8 +41,9 @@ export function decidedBy(t: Row): string {
     if (t.to === "verified") return `the checks (all ${checks.length} passed)`;
     return `the checks (${failed} of ${checks.length} failed)`;
   }
-  if (t.from === "plan") return "the planner";
+  const pinned = typeof d.pinned_from === "string";
+  if (t.from === "plan") return pinned ? "the schedule's pin (its plan, no planner)" : "the planner";
   if (t.from === "execute") return "the sandbox (the program ran)";
-  if (t.to === "execute") return "the model (wrote a program)";
+  if (t.to === "execute") return pinned ? "the schedule's pin (its program, no model)" : "the model (wrote a program)";
   return reason ?? "the machine";
 }

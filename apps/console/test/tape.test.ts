@@ -11,6 +11,8 @@ describe("decidedBy", () => {
     [{ from: "plan", to: "generate" }, "the planner"],
     [{ from: "generate", to: "execute" }, "the model (wrote a program)"],
     [{ from: "refine", to: "execute" }, "the model (wrote a program)"],
+    [{ from: "plan", to: "generate", detail: { pinned_from: "g1" } }, "the schedule's pin (its plan, no planner)"],
+    [{ from: "generate", to: "execute", detail: { pinned_from: "g1", code: {} } }, "the schedule's pin (its program, no model)"],
     [{ from: "execute", to: "inspect" }, "the sandbox (the program ran)"],
     [{ from: "inspect", to: "refine", detail: { checks: checks([true, false, false]) } }, "the checks (2 of 3 failed)"],
     [{ from: "inspect", to: "verified", detail: { checks: checks([true, true]) } }, "the checks (all 2 passed)"],

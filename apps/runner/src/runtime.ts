@@ -200,6 +200,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     connection: deps.connection,
     prefix: deps.prefix,
     log,
+    forget: (id) => scheduleQueue.removeJobScheduler(id),
     lockDurationMs: config.WORKER_LOCK_MS,
     stalledIntervalMs: config.STALLED_INTERVAL_MS,
   });

@@ -99,7 +99,17 @@ export async function pinVerified(tx: Tx, goal: { id: string; scheduleId: string
 /** How long a tick of an "overlap: wait" schedule waits before it looks at the previous goal again. */
 const WAIT_MS = 1000;
 
-export function createTickWorker(deps: TickDeps & { connection: Redis; prefix: string; log: Logger; lockDurationMs?: number; stalledIntervalMs?: number }): Worker {
+export function createTickWorker(
+  deps: TickDeps & {
+    connection: Redis;
+    prefix: string;
+    log: Logger;
+    /** Removes a schedule's job scheduler: a deleted schedule's (its tenant deleted, say) stops ticking. */
+    forget: (scheduleId: string) => Promise<unknown>;
+    lockDurationMs?: number;
+    stalledIntervalMs?: number;
+  },
+): Worker {
   const worker = new Worker(
     QUEUES.schedules,
     async (job: Job, token?: string) => {
@@ -113,6 +123,7 @@ export function createTickWorker(deps: TickDeps & { connection: Redis; prefix: s
         await job.moveToDelayed(Date.now() + WAIT_MS, token);
         throw new DelayedError();
       }
+      if (tick.result === "gone") await deps.forget(payload.data.scheduleId);
       deps.log.info({ scheduleId: payload.data.scheduleId, jobId: job.id, ...tick }, "schedule ticked");
       return tick;
     },

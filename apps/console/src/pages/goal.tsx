@@ -93,6 +93,20 @@ export function GoalPage({ session, id }: { session: Session; id: string }) {
           · attempt {goal.attempts} of {goal.max_attempts} · {usd(goal.cost.cost_usd)}
           {!resting && <span class="live"> · following live</span>}
         </p>
+        {goal.schedule_id && (
+          <p data-testid="goal-schedule">
+            A tick of schedule <code>{goal.schedule_id}</code>
+            {goal.pinned_from ? (
+              <>
+                {" "}
+                that ran the program pinned from goal <a href={`#/goals/${goal.pinned_from}`}>{goal.pinned_from}</a> first, with no planner or generator call
+              </>
+            ) : (
+              ", before any program was pinned"
+            )}
+            .
+          </p>
+        )}
         <div class="actions" role="group" aria-label="Actions">
           {!resting && (
             <button type="button" onClick={() => act("Cancel", () => session.client.POST("/goals/{id}/cancel", path))}>
