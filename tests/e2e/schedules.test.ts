@@ -43,7 +43,8 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
   let loop: Loop;
   let receiver: Receiver;
   beforeAll(async () => {
-    loop = await startLoop();
+    // Ticks a second apart (the server's shortest interval is a minute by default); three schedules at most.
+    loop = await startLoop({ env: { SCHEDULE_MIN_INTERVAL_SECONDS: "1", TENANT_MAX_SCHEDULES: "3" } });
     receiver = await startReceiver([200]);
   });
   afterAll(async () => {
@@ -224,5 +225,39 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     const check = await bad({ goal: { ...template(), checks: [{ id: "reconciles_total", params: { tolerance: -1 } }] }, every_seconds: 60 });
     expect(check.paths.every((p) => p.startsWith("body.goal.checks.0"))).toBe(true);
     expect((await loop.request("GET", "/schedules")).status).toBe(200);
+  });
+
+  it("holds each tenant to TENANT_MAX_SCHEDULES and every schedule to SCHEDULE_MIN_INTERVAL_SECONDS", async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await loop.request("POST", "/schedules", { body: { goal: template(), every_seconds: 60, paused: true } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      made.push((res.body as unknown as ScheduleView).id);
+    }
+    const over = await loop.request("POST", "/schedules", { body: { goal: template(), every_seconds: 60, paused: true } });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ code: "LS_ERR_SCHEDULE_LIMIT", details: { limit: 3 } });
+    for (const id of made) expect((await loop.request("DELETE", `/schedules/${id}`)).status).toBe(204);
+
+    // A server whose shortest interval is a minute: a cron firing every 30 s is refused, one every minute is not.
+    const strict = await startLoop({ runner: false, env: { SCHEDULE_MIN_INTERVAL_SECONDS: "60" } });
+    try {
+      const bad = async (body: Record<string, unknown>) => {
+        const res = await strict.request("POST", "/schedules", { body: { goal: template(), paused: true, ...body } });
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        return paths(res.body);
+      };
+      expect(await bad({ every_seconds: 59 })).toEqual(["body.every_seconds"]);
+      expect(await bad({ cron: "*/30 * * * * *" })).toEqual(["body.cron"]);
+      expect(await bad({ cron: "0,30 * * * * *" })).toEqual(["body.cron"]);
+      // Two ticks 59 s apart once an hour: the shortest gap counts, not the average.
+      expect(await bad({ cron: "0,59 0 * * * *" })).toEqual(["body.cron"]);
+      for (const ok of [{ every_seconds: 60 }, { cron: "* * * * *" }, { cron: "0 0 29 2 *" }]) {
+        const res = await strict.request("POST", "/schedules", { body: { goal: template(), paused: true, ...ok } });
+        expect(res.status, `${JSON.stringify(ok)}: ${JSON.stringify(res.body)}`).toBe(201);
+      }
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -20,6 +20,11 @@ export const apiLimitsConfigSchema = z.object({
   // Stream polls that may hold a database connection at once (the pool has 10): however many streams are
   // open, the other routes keep the rest of the pool; streams only poll less often.
   SSE_MAX_CONCURRENT_POLLS: z.coerce.number().int().min(1).default(3),
+  // Schedules of one tenant (409 LS_ERR_SCHEDULE_LIMIT past it), and the shortest time between two ticks a
+  // schedule may ask for (every_seconds, or the gaps of a cron expression): each tick costs a transaction
+  // and, unpinned, a goal's worth of model calls.
+  TENANT_MAX_SCHEDULES: z.coerce.number().int().min(0).default(100),
+  SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 export type ApiLimitsConfig = z.output<typeof apiLimitsConfigSchema>;
 /** What build() applies when its caller passes no limits. */

@@ -30,6 +30,7 @@ export const ERROR_CATALOG = {
   LS_ERR_DELIVERY_IN_PROGRESS: { status: 409, retryable: true, message: "This delivery is still being attempted." },
   LS_ERR_SANDBOX_UNAVAILABLE: { status: 503, retryable: true, message: "The sandbox engine could not run the program." },
   LS_ERR_GOAL_LIMIT: { status: 429, retryable: true, message: "This tenant has too many goals that have not ended; submit again when some have." },
+  LS_ERR_SCHEDULE_LIMIT: { status: 409, retryable: false, message: "This tenant has as many schedules as it may have; delete one first." },
   LS_ERR_STREAM_LIMIT: { status: 429, retryable: true, message: "Too many event streams are open; close one or retry later." },
   LS_ERR_BODY_TIMEOUT: { status: 408, retryable: true, message: "The request body did not arrive in time." },
   LS_ERR_BUSY: { status: 503, retryable: true, message: "The server is busy; retry after the Retry-After delay." },

@@ -22,6 +22,7 @@ import {
   type ScheduleView,
 } from "@loopsmith/schemas";
 import { tenantOf } from "../auth";
+import { DEFAULT_LIMITS } from "../config";
 import type { Services } from "../services";
 import { decodeFiles, invalid, prepareGoalBody } from "./goals";
 
@@ -67,13 +68,21 @@ function underGoal(e: unknown): never {
   throw e;
 }
 
-/** The cross-field rules of a schedule's timing; a cron expression is parsed as BullMQ will parse it. */
-function timingProblems(body: { cron?: string; timezone?: string; every_seconds?: number }) {
+/** How many of a cron expression's next ticks are compared with SCHEDULE_MIN_INTERVAL_SECONDS. */
+const CRON_GAPS_CHECKED = 60;
+
+/**
+ * The cross-field rules of a schedule's timing; a cron expression is parsed as BullMQ will parse it, and
+ * no two of its next ticks may be closer than `minSeconds`.
+ */
+function timingProblems(body: { cron?: string; timezone?: string; every_seconds?: number }, minSeconds: number) {
   const problems: { path: string; message: string }[] = [];
   if ((body.cron === undefined) === (body.every_seconds === undefined)) {
     problems.push({ path: body.cron === undefined ? "body.cron" : "body.every_seconds", message: "give exactly one of cron and every_seconds" });
     return problems;
   }
+  if (body.every_seconds !== undefined && body.every_seconds < minSeconds)
+    problems.push({ path: "body.every_seconds", message: `${body.every_seconds} s is under this server's shortest interval, ${minSeconds} s (SCHEDULE_MIN_INTERVAL_SECONDS)` });
   if (body.timezone !== undefined) {
     if (body.cron === undefined) problems.push({ path: "body.timezone", message: "a time zone goes with a cron expression" });
     try {
@@ -87,14 +96,28 @@ function timingProblems(body: { cron?: string; timezone?: string; every_seconds?
     const fields = body.cron.split(/\s+/).length;
     if (fields < 5 || fields > 6) problems.push({ path: "body.cron", message: `a cron expression has 5 fields (or 6 with seconds first); this one has ${fields}` });
     else {
+      let expr: ReturnType<typeof CronExpressionParser.parse> | undefined;
       try {
-        CronExpressionParser.parse(body.cron, { tz: body.timezone ?? "UTC" });
+        expr = CronExpressionParser.parse(body.cron, { tz: body.timezone ?? "UTC" });
       } catch (e) {
         problems.push({ path: "body.cron", message: `not a cron expression: ${(e as Error).message}` });
       }
+      const gap = expr ? shortestGapSeconds(expr) : Infinity;
+      if (gap < minSeconds) problems.push({ path: "body.cron", message: `ticks ${gap} s apart; this server's shortest interval is ${minSeconds} s (SCHEDULE_MIN_INTERVAL_SECONDS)` });
     }
   }
   return problems;
+}
+
+/** The shortest gap between the next CRON_GAPS_CHECKED ticks; a rare expression (29 February) has fewer. */
+function shortestGapSeconds(expr: ReturnType<typeof CronExpressionParser.parse>): number {
+  const ticks: number[] = [];
+  try {
+    for (let i = 0; i < CRON_GAPS_CHECKED && expr.hasNext(); i++) ticks.push(expr.next().getTime());
+  } catch {
+    // No further tick within cron-parser's search: the ones found are all there is to compare.
+  }
+  return ticks.length < 2 ? Infinity : Math.min(...ticks.slice(1).map((t, i) => t - ticks[i]!)) / 1000;
 }
 
 function scheduleQueueOf(deps: Services): Queue {
@@ -131,7 +154,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
         summary: "Run a goal on a schedule; once a tick is verified, later ticks start from its program",
         tags: ["schedules"],
         body: createScheduleBody,
-        response: { 201: scheduleView, 400: errorBody, 401: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
+        response: { 201: scheduleView, 400: errorBody, 401: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody, 503: errorBody },
       },
     },
     async (req, reply) => {
@@ -139,10 +162,15 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
       const queue = scheduleQueueOf(deps);
       const tenant = tenantOf(req);
       const body = req.body;
-      const problems = timingProblems(body);
+      const limits = deps.limits ?? DEFAULT_LIMITS;
+      const problems = timingProblems(body, limits.SCHEDULE_MIN_INTERVAL_SECONDS);
       if (body.goal.workspace !== undefined) problems.push({ path: "body.goal.workspace", message: "a goal with a workspace cannot be scheduled" });
       if (problems.length) throw invalid(problems);
       const goal = await prepareGoalBody(body.goal, deps, tenant, req.log).catch(underGoal);
+      // Counted before the insert: two creates racing can pass the cap by one each, as racing submits can.
+      const max = limits.TENANT_MAX_SCHEDULES;
+      if (max > 0 && (await deps.prisma.schedule.count({ where: { tenantId: tenant.id } })) >= max)
+        throw new LoopSmithError("LS_ERR_SCHEDULE_LIMIT", `This tenant has ${max} schedules, its limit (TENANT_MAX_SCHEDULES); delete one first.`, { limit: max });
       const g = body.goal;
       const template = {
         webhook: g.webhook ?? null,

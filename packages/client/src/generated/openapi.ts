@@ -1764,7 +1764,7 @@ export interface components {
                  * @description Stable: clients match on it. See the error catalog in the README.
                  * @enum {string}
                  */
-                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND" | "LS_ERR_WORKSPACE_ARCHIVE" | "LS_ERR_HEADERS_TOO_LARGE" | "LS_ERR_HEADERS_TIMEOUT" | "LS_ERR_MALFORMED_REQUEST";
+                code: "LS_ERR_VALIDATION" | "LS_ERR_PAYLOAD_TOO_LARGE" | "LS_ERR_UNSUPPORTED_MEDIA_TYPE" | "LS_ERR_NOT_FOUND" | "LS_ERR_NOT_READY" | "LS_ERR_CONFIG" | "LS_ERR_INTERNAL" | "LS_ERR_MODEL_DISABLED" | "LS_ERR_MODEL_OUTPUT" | "LS_ERR_MODEL_UNAVAILABLE" | "LS_ERR_STALE_VERSION" | "LS_ERR_ILLEGAL_TRANSITION" | "LS_ERR_UNAUTHORIZED" | "LS_ERR_FORBIDDEN" | "LS_ERR_IDEMPOTENCY_CONFLICT" | "LS_ERR_GOAL_STATE" | "LS_ERR_RATE_LIMITED" | "LS_ERR_WEBHOOK_URL" | "LS_ERR_DELIVERY_IN_PROGRESS" | "LS_ERR_SANDBOX_UNAVAILABLE" | "LS_ERR_GOAL_LIMIT" | "LS_ERR_SCHEDULE_LIMIT" | "LS_ERR_STREAM_LIMIT" | "LS_ERR_BODY_TIMEOUT" | "LS_ERR_BUSY" | "LS_ERR_MODEL_NOT_ALLOWED" | "LS_ERR_KEY_EXPIRED" | "LS_ERR_KEY_INACTIVE" | "LS_ERR_DATABASE" | "LS_ERR_ARTIFACT_NOT_FOUND" | "LS_ERR_WORKSPACE_ARCHIVE" | "LS_ERR_HEADERS_TOO_LARGE" | "LS_ERR_HEADERS_TIMEOUT" | "LS_ERR_MALFORMED_REQUEST";
                 message: string;
                 /** @description For validation errors: [{path, message}], path like body.inputs.0.name. */
                 details: unknown;
@@ -3108,6 +3108,19 @@ export interface operations {
             /** @description No valid API key (LS_ERR_UNAUTHORIZED). */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the goal's state or an earlier request (see the error code). */
+            409: {
+                headers: {
+                    /** @description Requests per minute this tenant may make (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute (sent when RATE_LIMIT_PER_MINUTE is on). */
+                    "x-ratelimit-remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
