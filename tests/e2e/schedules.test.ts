@@ -144,6 +144,18 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
       [first, second, third].map((g) => ["schedule.tick.verified", g.view.id, s.id]),
     );
 
+    // Each tick's tape replays as a plain goal: the pin's plan and program stand in for the turns no model answered.
+    for (const g of [second.view, third.view]) {
+      const exported = await loop.request("GET", `/goals/${g.id}/script`);
+      expect(exported.status).toBe(200);
+      const script = exported.body as unknown as { body: Record<string, unknown>; gaps: string[] };
+      expect(script.gaps).toEqual([]);
+      const replayed = await loop.run(script.body);
+      expect(replayed.state).toBe("verified");
+      expect(replayed.tape).toBe(g.tape);
+      expect(replayed.executions.map((e) => e.exit_code)).toEqual(g.executions.map((e) => e.exit_code));
+    }
+
     // Pause: no tick runs while paused, even with new inputs; resume ticks again.
     const paused = await loop.request("POST", `/schedules/${s.id}/pause`);
     expect(paused.status).toBe(200);

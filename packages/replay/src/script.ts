@@ -55,6 +55,8 @@ export interface GoalRecord {
   failureReason: string | null;
   attempts: number;
   loopsmithVersion: string | null;
+  /** A schedule's pin the goal started from ({goal_id, code, plan}): its plan and program had no model call. */
+  pinned?: unknown;
   createdAt: Date;
   finishedAt: Date | null;
   inputs: RecordedFile[];
@@ -91,8 +93,14 @@ function answered(calls: RecordedCall[]): Map<string, RecordedCall> {
  * (index = attempt - 1), so entry i of each list is the answer recorded at attempt i + 1. A turn with no
  * recorded answer gets a placeholder and is named in `gaps`.
  */
-export function scriptFromCalls(calls: RecordedCall[], goal: { objective: string; attempts: number }): { script: ScriptedScript; gaps: string[] } {
+export function scriptFromCalls(
+  calls: RecordedCall[],
+  goal: { objective: string; attempts: number; pinned?: unknown; transitions?: GoalRecord["transitions"] },
+): { script: ScriptedScript; gaps: string[] } {
   const turns = answered(calls);
+  // A schedule's tick that started from the pinned program asked no planner and no generator: the pin's plan
+  // and program are what those turns answered, and the replay gets them as the scripted model's answers.
+  const pin = pinOf(goal.pinned);
   const gaps: string[] = [];
   const pick = <T>(key: string, parse: (v: unknown) => { success: true; data: T } | { success: false }): T | null => {
     const row = turns.get(key);
@@ -100,21 +108,28 @@ export function scriptFromCalls(calls: RecordedCall[], goal: { objective: string
     const parsed = parse(row.response);
     return parsed.success ? parsed.data : null;
   };
-  let plan: PlanOutput | null = pick("plan:0", (v) => planOutput.safeParse(v));
+  let plan: PlanOutput | null = pick("plan:0", (v) => planOutput.safeParse(v)) ?? pin?.plan ?? null;
   if (!plan) {
     gaps.push("plan");
     plan = { objective: goal.objective, approach: [], output_contract: "", checks: [] };
   }
-  let generate: GeneratedCode | null = pick("generate:0", (v) => generatedCode.safeParse(v));
+  let generate: GeneratedCode | null = pick("generate:0", (v) => generatedCode.safeParse(v)) ?? pin?.code ?? null;
   if (!generate) {
     gaps.push("generate");
     generate = placeholderCode("no program was recorded for the generate turn");
   }
   const attempts = (turn: string) =>
     Math.max(0, ...[...turns.values()].filter((c) => c.state === turn).map((c) => c.attempt));
+  // An INSPECT that asked no model (a pinned program that passed every check) stored its inspection on the tape.
+  const onTape = (a: number): Inspection | null => {
+    const row = goal.transitions?.find((t) => t.fromState === "inspect" && isObject(t.detail) && t.detail.attempt === a && t.detail.pinned === true);
+    const parsed = inspection.safeParse(isObject(row?.detail) ? row.detail.inspection : undefined);
+    return parsed.success ? parsed.data : null;
+  };
+  const inspected = Math.max(attempts("inspect"), ...(goal.transitions ?? []).filter((t) => t.fromState === "inspect" && isObject(t.detail) && t.detail.pinned === true).map((t) => Number((t.detail as Detail).attempt) || 0));
   const inspect: Inspection[] = [];
-  for (let a = 1; a <= Math.max(1, attempts("inspect")); a++) {
-    const got = pick(`inspect:${a}`, (v) => inspection.safeParse(v));
+  for (let a = 1; a <= Math.max(1, inspected); a++) {
+    const got = pick(`inspect:${a}`, (v) => inspection.safeParse(v)) ?? onTape(a);
     if (!got) gaps.push(`inspect[${a - 1}]`);
     inspect.push(got ?? PLACEHOLDER_INSPECT);
   }
@@ -126,6 +141,18 @@ export function scriptFromCalls(calls: RecordedCall[], goal: { objective: string
     refine.push(got ?? placeholderCode(`no program was recorded for refine turn ${a}`));
   }
   return { script: { plan, generate, inspect, refine }, gaps };
+}
+
+/** The plan (the planner's own checks only, as the planner answered them) and the program of a schedule's pin. */
+function pinOf(pinned: unknown): { plan: PlanOutput | null; code: GeneratedCode | null } | null {
+  if (!isObject(pinned) || !isObject(pinned.plan)) return null;
+  const checks = Array.isArray(pinned.plan.checks) ? pinned.plan.checks.filter((c) => isObject(c) && c.source === "planner") : [];
+  const plan = planOutput.safeParse({
+    ...pinned.plan,
+    checks: checks.map((c) => ({ id: (c as Detail).id, params: (c as Detail).params, kind: (c as Detail).kind, description: (c as Detail).description })),
+  });
+  const code = generatedCode.safeParse(pinned.code);
+  return { plan: plan.success ? plan.data : null, code: code.success ? code.data : null };
 }
 
 /** A file as the POST body takes it: text when the bytes are UTF-8 (readable fixtures), else base64. */
