@@ -9,6 +9,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "@loopsmith/core";
 import { asJson, createGoal, type NewGoal, type PrismaClient, type Tx } from "@loopsmith/db";
 import { TERMINAL_STATES } from "@loopsmith/machine";
+import { loadLatestCode } from "./states/evidence";
 import { QUEUES, scheduleJobSchema, scheduleRepeat, scheduleTickTemplate, type GoalJob, type SchedulePin } from "@loopsmith/schemas";
 
 export type TickResult =
@@ -78,14 +79,10 @@ export async function runTick(deps: TickDeps, scheduleId: string, tickKey: strin
  */
 export async function pinVerified(tx: Tx, goal: { id: string; scheduleId: string | null }, at: Date): Promise<void> {
   if (!goal.scheduleId) return;
-  const row = await tx.transition.findFirst({
-    where: { goalId: goal.id, toState: "execute", fromState: { in: ["generate", "refine"] } },
-    orderBy: { seq: "desc" },
-    select: { detail: true },
-  });
   const plan = await tx.plan.findUnique({ where: { goalId: goal.id } });
-  const code = (row?.detail as { code?: SchedulePin["code"] } | null)?.code;
-  if (!code || !plan) return;
+  if (!plan) return;
+  // The program of the verified attempt (best-of-N: the candidate EXECUTE chose).
+  const code: SchedulePin["code"] = await loadLatestCode(tx, goal.id);
   const pin = {
     goal_id: goal.id,
     code,

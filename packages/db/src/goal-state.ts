@@ -51,6 +51,8 @@ export interface NewGoal {
   language?: string;
   /** issue 14: the unpacked workspace, stored as a normalized tar, with its file list and locked paths. */
   workspace?: { archive: Buffer; files: { path: string; size: number; sha256: string }[]; locked: string[]; sha256: string } | null;
+  /** Best-of-N: programs sampled per GENERATE and REFINE turn (default 1). */
+  candidates?: number;
   /** The schedule whose tick creates it. */
   scheduleId?: string | null;
   /** The schedule's pin at the tick ({goal_id, code, plan}): the goal starts from that program. */
@@ -112,6 +114,7 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
   if (goal.onInfeasible !== undefined) columns.push(["on_infeasible", p(goal.onInfeasible)]);
   if (goal.selfTest != null) columns.push(["self_test", json(goal.selfTest)]);
   if (goal.language !== undefined) columns.push(["language", p(goal.language)]);
+  if (goal.candidates !== undefined) columns.push(["candidates", p(goal.candidates, "::int")]);
   if (goal.scheduleId) columns.push(["schedule_id", p(goal.scheduleId, "::uuid")]);
   if (goal.pinned != null) columns.push(["pinned", json(goal.pinned)]);
 

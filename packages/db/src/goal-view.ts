@@ -94,6 +94,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
     inputs: goal.inputs as GoalView["inputs"],
     checker_files: checkerFiles,
     feedback: goal.feedback as GoalView["feedback"],
+    candidates: goal.candidates,
     on_infeasible: goal.onInfeasible === "ask" ? "ask" : "fail",
     // The self-test ran in PLAN; its outcome rides on the row that left it.
     self_test: (goal.transitions.find((t) => t.fromState === "plan")?.detail as { self_test?: unknown } | undefined)?.self_test ?? null,

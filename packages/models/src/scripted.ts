@@ -7,9 +7,21 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-/** The entry answering the index-th call of a turn; a list's last entry repeats once it runs out. */
-function scriptEntry(script: ScriptedScript, turn: ModelTurn, index: number): unknown {
+/**
+ * The entry answering the index-th call of a turn; a list's last entry repeats once it runs out. A further
+ * candidate (best-of-N) answers from generate_candidates / refine_candidates when the script has them.
+ */
+function scriptEntry(script: ScriptedScript, turn: ModelTurn, index: number, candidate = 0): unknown {
   const pick = (entries: readonly unknown[]) => entries[Math.min(index, entries.length - 1)];
+  const nth = (entries: readonly unknown[] | undefined) => (entries && entries.length > 0 ? entries[Math.min(candidate - 1, entries.length - 1)] : undefined);
+  if (candidate > 0 && turn === "generate") {
+    const got = nth(script.generate_candidates);
+    if (got !== undefined) return got;
+  }
+  if (candidate > 0 && turn === "refine" && script.refine_candidates && script.refine_candidates.length > 0) {
+    const got = nth(pick(script.refine_candidates) as unknown[] | undefined);
+    if (got !== undefined) return got;
+  }
   switch (turn) {
     case "plan":
       return script.plan;
@@ -29,7 +41,7 @@ export function createScriptedModel(script: ScriptedScript): LoopModel {
     modelName: "scripted",
     async complete<T>(req: ModelRequest<T>): Promise<ModelResponse<T>> {
       const started = performance.now();
-      const entry = scriptEntry(script, req.turn, req.index);
+      const entry = scriptEntry(script, req.turn, req.index, req.candidate);
       const inputTokens = estimateTokens(req.system + req.prompt);
       const elapsed = () => Math.round(performance.now() - started);
       // A retry cannot change a script, so every failure here is final after one try.

@@ -11,6 +11,8 @@ export interface ModelRequest<T> {
   turn: ModelTurn;
   /** 0-based: how many earlier calls of this turn the goal made. The scripted model picks its entry by it. */
   index: number;
+  /** Best-of-N: which of the turn's candidates this call samples (0, the first, when absent). */
+  candidate?: number;
   system: string;
   prompt: string;
   schema: z.ZodType<T>;

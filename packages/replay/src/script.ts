@@ -55,6 +55,8 @@ export interface GoalRecord {
   failureReason: string | null;
   attempts: number;
   loopsmithVersion: string | null;
+  /** Best-of-N: programs sampled per turn (rows from before it: 1). */
+  candidates?: number;
   /** A schedule's pin the goal started from ({goal_id, code, plan}): its plan and program had no model call. */
   pinned?: unknown;
   createdAt: Date;
@@ -140,7 +142,36 @@ export function scriptFromCalls(
     if (!got) gaps.push(`refine[${a - 1}]`);
     refine.push(got ?? placeholderCode(`no program was recorded for refine turn ${a}`));
   }
-  return { script: { plan, generate, inspect, refine }, gaps };
+  const sampled = candidatesOnTape(goal.transitions ?? []);
+  // Best-of-N: the tape holds every candidate in order; the model calls of one turn cannot tell them apart.
+  if (sampled.first.generate) generate = sampled.first.generate;
+  sampled.first.refine.forEach((code, i) => {
+    if (code && i < refine.length) refine[i] = code;
+  });
+  return { script: { plan, generate, inspect, refine, ...sampled.rest }, gaps };
+}
+
+/**
+ * Best-of-N: every candidate's program is on the tape row that moved the goal to execute; the further
+ * candidates (after the first, which the model calls above recorded) become the script's *_candidates.
+ */
+function candidatesOnTape(transitions: GoalRecord["transitions"]): {
+  first: { generate: GeneratedCode | null; refine: (GeneratedCode | null)[] };
+  rest: Pick<ScriptedScript, "generate_candidates" | "refine_candidates">;
+} {
+  const turns = (from: string) =>
+    transitions
+      .filter((t) => t.fromState === from && t.toState === "execute" && isObject(t.detail) && Array.isArray(t.detail.candidates))
+      .map((t) => ((t.detail as Detail).candidates as unknown[]).map((c) => generatedCode.safeParse(c)).flatMap((r) => (r.success ? [r.data] : [])));
+  const generate = turns("generate")[0] ?? [];
+  const refine = turns("refine");
+  return {
+    first: { generate: generate[0] ?? null, refine: refine.map((r) => r[0] ?? null) },
+    rest: {
+      ...(generate.length > 1 ? { generate_candidates: generate.slice(1) } : {}),
+      ...(refine.length > 0 ? { refine_candidates: refine.map((r) => r.slice(1)) } : {}),
+    },
+  };
 }
 
 /** The plan (the planner's own checks only, as the planner answered them) and the program of a schedule's pin. */
@@ -180,6 +211,7 @@ export function exportGoal(goal: GoalRecord, now = new Date()): GoalScript {
     feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
     on_infeasible: goal.onInfeasible === "ask" ? "ask" : "fail",
     max_attempts: goal.maxAttempts,
+    candidates: goal.candidates ?? 1,
     execution_timeout_seconds: budgets.execution_timeout_seconds,
     budget: { max_tokens: budgets.max_tokens, max_cost_usd: budgets.max_cost_usd, max_wall_seconds: budgets.max_wall_seconds },
     ...(budgets.approval_threshold_usd !== null ? { approval_threshold_usd: budgets.approval_threshold_usd } : {}),

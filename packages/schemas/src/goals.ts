@@ -8,6 +8,8 @@ import { checkFinding, checkFlaky, checkSpec, inspection, LANGUAGES, modelProvid
 
 export const INPUT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MAX_INPUT_FILES = 20;
+/** The most programs a goal may sample per turn (best-of-N). */
+export const MAX_CANDIDATES = 5;
 export const MAX_INPUTS_TOTAL_BYTES = 10 * 1024 * 1024;
 export const MAX_CHECKER_FILES = 50;
 export const MAX_CHECKER_FILES_TOTAL_BYTES = 10 * 1024 * 1024;
@@ -158,6 +160,14 @@ export const createGoalBody = z
       .default("full")
       .describe('What the refiner is told: "full" (the run, the failed checks, the diagnosis) or "retry_only" (only that the attempt was wrong: the control arm).'),
     max_attempts: z.int().min(1).max(20).default(DEFAULT_MAX_ATTEMPTS).describe("Executions before the goal ends failed."),
+    candidates: z
+      .int()
+      .min(1)
+      .max(MAX_CANDIDATES)
+      .default(1)
+      .describe(
+        "Best-of-N: programs sampled at once per GENERATE and REFINE turn. Each runs in the sandbox and is checked; the verifier picks one (a candidate that passes every check, else the one that fails fewest; ties: the shorter program, then the first), which becomes the attempt. Each candidate is a model call against the budgets.",
+      ),
     on_infeasible: z
       .enum(ON_INFEASIBLE)
       .default("fail")
@@ -342,6 +352,7 @@ export const goalView = z
     inputs: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })),
     checker_files: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })).describe("Names and hashes only; the contents stay the client's."),
     feedback: z.enum(FEEDBACK_ARMS).describe("The refiner's arm."),
+    candidates: z.int().describe("Programs sampled per GENERATE and REFINE turn (best-of-N); 1: one."),
     on_infeasible: z.enum(ON_INFEASIBLE).describe("What a model's give-up does: fail, or ask the client (awaiting_approval)."),
     self_test: z
       .unknown()

@@ -224,6 +224,18 @@ export const scriptedScript = z
     // infeasible may be left out (no entry gives up unless it says so): scripts from before it still run.
     inspect: z.array(inspection).min(1),
     refine: z.array(scriptedRefine).default([]),
+    // Best-of-N (a goal's `candidates`): what the further candidates of a turn answer. Without them every
+    // candidate answers as the first.
+    generate_candidates: z
+      .array(generatedCode)
+      .max(10)
+      .optional()
+      .describe("Candidate k (1-based, after the first) of GENERATE answers entry k-1; the last repeats."),
+    refine_candidates: z
+      .array(z.array(scriptedRefine).max(10))
+      .max(50)
+      .optional()
+      .describe("refine_candidates[i][k-1]: candidate k (after the first) of the i-th REFINE, as refine[i] answers the first."),
   })
   .meta({ id: "ScriptedModelScript" });
 export type ScriptedScript = z.infer<typeof scriptedScript>;

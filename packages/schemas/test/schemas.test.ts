@@ -44,7 +44,7 @@ const UUID = "7d444840-9dc0-11d1-b245-5ffdce74fad2";
 
 describe("createGoalBody", () => {
   it("fills in the defaults a goal runs with", () => {
-    expect(createGoalBody.parse(GOAL)).toEqual({ objective: "Summarise sales.csv", checks: [], inputs: [], checker_files: [], deliverable: "result.json", feedback: "full", on_infeasible: "fail", max_attempts: 5, execution_timeout_seconds: 60, language: "python" });
+    expect(createGoalBody.parse(GOAL)).toEqual({ objective: "Summarise sales.csv", checks: [], inputs: [], checker_files: [], deliverable: "result.json", feedback: "full", on_infeasible: "fail", max_attempts: 5, candidates: 1, execution_timeout_seconds: 60, language: "python" });
   });
 
   it("issue 27: on_infeasible is fail or ask, fail by default; anything else names the field", () => {

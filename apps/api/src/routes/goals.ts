@@ -211,6 +211,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
           onInfeasible: body.on_infeasible,
           selfTest: body.self_test ?? null,
           maxAttempts: body.max_attempts,
+          candidates: body.candidates,
           budgets,
           model,
           loopsmithVersion: deps.loopsmithVersion,

@@ -183,6 +183,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
         onInfeasible: g.on_infeasible,
         selfTest: g.self_test ?? null,
         maxAttempts: g.max_attempts,
+        candidates: g.candidates,
         budgets: goal.budgets,
         model: goal.model,
       };

@@ -47,8 +47,12 @@ export async function loadPlan(prisma: PrismaClient, goalId: string): Promise<Fr
   };
 }
 
-/** The code of the latest GENERATE or REFINE, stored on the tape row that moved the goal to execute. */
-export async function loadLatestCode(prisma: PrismaClient, goalId: string): Promise<GeneratedCode> {
+/**
+ * The code of the latest attempt: the program of the latest GENERATE or REFINE, stored on the tape row that
+ * moved the goal to execute, or, for a goal that samples candidates (best-of-N), the one EXECUTE chose,
+ * stored on its row once it ran.
+ */
+export async function loadLatestCode(prisma: Pick<PrismaClient, "transition">, goalId: string): Promise<GeneratedCode> {
   const row =
     (await prisma.transition.findFirst({
       // Not a resume from errored: that row carries no code.
@@ -56,7 +60,9 @@ export async function loadLatestCode(prisma: PrismaClient, goalId: string): Prom
       orderBy: { seq: "desc" },
     })) ??
     missing("the generated code", goalId);
-  return generatedCode.parse((row.detail as { code?: unknown }).code);
+  const ran = await prisma.transition.findFirst({ where: { goalId, fromState: "execute", toState: "inspect", seq: { gt: row.seq } }, orderBy: { seq: "desc" }, select: { detail: true } });
+  const chosen = (ran?.detail as { chosen?: { code?: unknown } } | undefined)?.chosen?.code;
+  return generatedCode.parse(chosen ?? (row.detail as { code?: unknown }).code);
 }
 
 /**

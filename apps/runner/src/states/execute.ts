@@ -7,10 +7,11 @@ import type { Tx } from "@loopsmith/db";
 import { describeLimits, type Artifact } from "@loopsmith/sandbox";
 import { storedBudgets, type Language } from "@loopsmith/schemas";
 import { applyAttempt, WORKSPACE_FILES_PREFIX, WORKSPACE_PATCH, workspacePatch } from "@loopsmith/verifier";
-import { attemptFiles, runProgram, type GoalWorkspace } from "./attempt";
+import { attemptFiles, runProgram, type GoalWorkspace, type ProgramRun } from "./attempt";
+import { chooseCandidate, loadLatestCandidates, triedSummary, tryCandidate, type Tried } from "./candidates";
 import { loadCheckerFiles, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadInputs, loadLatestCode, loadPlan, loadWorkspace } from "./evidence";
+import { loadInputs, loadPlan, loadWorkspace } from "./evidence";
 
 const STDERR_TAIL = 2000;
 /** The tape row keeps this much of an attempt's patch; the whole patch is the workspace.patch artifact. */
@@ -36,26 +37,44 @@ async function workspaceDeliverable(workspace: GoalWorkspace, code: Parameters<t
 export const execute: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
   const attempt = goal.attempts + 1;
-  const code = await loadLatestCode(deps.prisma, goal.id);
+  const candidates = await loadLatestCandidates(deps.prisma, goal.id);
   const inputs = await loadInputs(deps.prisma, goal.id);
   const workspace = await loadWorkspace(deps.prisma, goal.id);
   // The execution reserves its timeout against the wall-clock budget: it may use what is left, no more.
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
-  const wallLeftMs = budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
-  const timeoutMs = Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs));
+  const wallLeftMs = () => budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
+  const timeoutFor = () => Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs()));
+  let timeoutMs = timeoutFor();
 
   const { checks } = await loadPlan(deps.prisma, goal.id);
-  const { run, checkRuns } = await runProgram(deps, {
-    code,
+  const runOpts = {
     inputs,
     language: goal.language as Language,
     workspace,
     checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
     checks,
-    timeoutMs,
-    timeLeftMs: () => budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime()),
+    timeLeftMs: wallLeftMs,
     signal: ctx.signal,
-  });
+  };
+  let code = candidates[0]!;
+  let ran: ProgramRun;
+  let chosen: { candidates: ReturnType<typeof triedSummary>; chosen: { candidate: number; code: typeof code } } | undefined;
+  if (candidates.length === 1) ran = await runProgram(deps, { ...runOpts, code, timeoutMs });
+  else {
+    // Best-of-N: each candidate runs and is checked as an attempt would be; the verifier keeps one.
+    const tried: Tried[] = [];
+    const timeouts: number[] = [];
+    for (const candidate of candidates) {
+      timeouts.push(timeoutFor());
+      tried.push(await tryCandidate(deps, { ...runOpts, code: candidate, timeoutMs: timeouts.at(-1)! }));
+    }
+    const pick = chooseCandidate(tried);
+    timeoutMs = timeouts[pick]!;
+    code = tried[pick]!.code;
+    ran = tried[pick]!.program;
+    chosen = { candidates: triedSummary(tried, pick), chosen: { candidate: pick + 1, code } };
+  }
+  const { run, checkRuns } = ran;
   deps.log.info(
     { goalId: goal.id, attempt, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs },
     "execution finished",
@@ -87,6 +106,7 @@ export const execute: StateHandler = async (ctx, deps) => {
     image_digest: run.imageDigest,
     script_sha256: scriptSha256,
     ...(checkRuns.length > 0 ? { check_runs: summarizeCheckRuns(checkRuns) } : {}),
+    ...(chosen ?? {}),
     ...(deliverable
       ? {
           workspace: {

@@ -3,7 +3,8 @@ import { generatorRequest } from "@loopsmith/agents";
 import type { StateHandler } from "./context";
 import { generatedCode, schedulePin, type Language } from "@loopsmith/schemas";
 import { loadInputSummaries, loadPlan, loadWorkspace } from "./evidence";
-import { modelFailed, modelTurn } from "./model-call";
+import { candidatesDetail, sampled } from "./candidates";
+import { modelFailed, modelTurn, modelTurns } from "./model-call";
 
 export const generate: StateHandler = async (ctx, deps) => {
   // A schedule's tick with a pin: the program verified on an earlier tick runs first, with no model call.
@@ -20,7 +21,15 @@ export const generate: StateHandler = async (ctx, deps) => {
     language: ctx.goal.language as Language,
     workspace: await loadWorkspace(deps.prisma, ctx.goal.id),
   });
-  const turn = await modelTurn(ctx, deps, req);
-  if (!turn.ok) return modelFailed("generate", turn.error);
-  return { event: { type: "CODE_READY" }, detail: { code: turn.output } };
+  const n = ctx.goal.candidates;
+  if (n <= 1) {
+    const turn = await modelTurn(ctx, deps, req);
+    if (!turn.ok) return modelFailed("generate", turn.error);
+    return { event: { type: "CODE_READY" }, detail: { code: turn.output } };
+  }
+  // Best-of-N: N programs at once; EXECUTE runs and checks each. Only when every call failed is the turn a failure.
+  const turns = await modelTurns(ctx, deps, req, n);
+  const { outputs, errors } = sampled(turns);
+  if (outputs.length === 0) return modelFailed("generate", errors[0]!.error);
+  return { event: { type: "CODE_READY" }, detail: { code: outputs[0]!, ...candidatesDetail(outputs, errors, n) } };
 };

@@ -20,7 +20,24 @@ export interface ModelTurnError {
   status_code?: number | null;
 }
 
-export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelRequest<T>): Promise<TurnOutcome<T>> {
+/** Runs `fn` after every function handed to it before has settled. */
+type Serial = <R>(fn: () => Promise<R>) => Promise<R>;
+
+/**
+ * Best-of-N: the turn's `n` candidates asked at once. Their budget checks and reservations take turns, each
+ * seeing the reservations before it, so N concurrent calls pass a cap by no more than one call can.
+ */
+export async function modelTurns<T>(ctx: GoalContext, deps: StepDeps, req: ModelRequest<T>, n: number): Promise<TurnOutcome<T>[]> {
+  let tail: Promise<unknown> = Promise.resolve();
+  const serial: Serial = (fn) => {
+    const run = tail.then(fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  return Promise.all(Array.from({ length: n }, (_, i) => modelTurn(ctx, deps, i === 0 ? req : { ...req, candidate: i }, serial)));
+}
+
+export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelRequest<T>, serial?: Serial): Promise<TurnOutcome<T>> {
   const { goal } = ctx;
   let model: LoopModel;
   try {
@@ -32,7 +49,8 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     return { ok: false, error: { code: "LS_ERR_MODEL_DISABLED", message: (e as Error).message, tries: 0, rejected: [] } };
   }
   const requestHash = createHash("sha256")
-    .update(JSON.stringify([model.provider, model.modelName, req.schemaName, req.index, req.system, req.prompt]))
+    // A further candidate (best-of-N) is a call of its own; the first keeps the hash calls always had.
+    .update(JSON.stringify([model.provider, model.modelName, req.schemaName, req.index, req.system, req.prompt, ...(req.candidate ? [req.candidate] : [])]))
     .digest("hex");
   const key = { goalId: goal.id, state: req.turn, attempt: goal.attempts, requestHash };
   const prior = await deps.prisma.modelCall.findUnique({ where: { goalId_state_attempt_requestHash: key } });
@@ -52,7 +70,8 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     request: { system: req.system, prompt: req.prompt },
   };
   const price = priceOf(model.provider, model.modelName, deps.config);
-  await reserve(ctx, deps, req, key, base, price);
+  if (serial) await serial(() => reserve(ctx, deps, req, key, base, price));
+  else await reserve(ctx, deps, req, key, base, price);
   try {
     const res = await model.complete(req);
     const row = {

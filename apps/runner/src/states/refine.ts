@@ -5,7 +5,8 @@ import { giveUpOf } from "@loopsmith/db";
 import { checkOutcome, type Language } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, loadWorkspace, runSummary } from "./evidence";
-import { modelFailed, modelTurn } from "./model-call";
+import { candidatesDetail, sampled } from "./candidates";
+import { modelFailed, modelTurn, modelTurns } from "./model-call";
 
 export const refine: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
@@ -38,9 +39,14 @@ export const refine: StateHandler = async (ctx, deps) => {
     workspace: await loadWorkspace(deps.prisma, goal.id),
     overruledGiveUp: overruled ? { reason: overruled.reason, note: typeof note === "string" ? note : null } : null,
   });
-  const turn = await modelTurn(ctx, deps, req);
-  if (!turn.ok) return modelFailed("refine", turn.error);
-  const { infeasible, ...code } = turn.output;
+  const n = goal.candidates;
+  const turns = n <= 1 ? [await modelTurn(ctx, deps, req)] : await modelTurns(ctx, deps, req, n);
+  const { outputs, errors } = sampled(turns);
+  if (outputs.length === 0) return modelFailed("refine", errors[0]!.error);
+  // Best-of-N: a candidate that gives up is dropped while another wrote a program; all giving up is a give-up.
+  const programs = outputs.filter((o) => !o.infeasible).map(({ infeasible: _, ...code }) => code);
+  const infeasible = programs.length === 0 ? outputs[0]!.infeasible : null;
+  const code = programs[0]!;
   if (infeasible) {
     return {
       event: { type: "DECLARED_INFEASIBLE", onInfeasible: goal.onInfeasible === "ask" ? "ask" : "fail", attemptsLeft: goal.attempts < goal.maxAttempts },
@@ -48,5 +54,5 @@ export const refine: StateHandler = async (ctx, deps) => {
       failure: { message: `The refiner declared the goal infeasible: ${infeasible.reason}` },
     };
   }
-  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, feedback: goal.feedback, code } };
+  return { event: { type: "CODE_READY" }, detail: { attempt: goal.attempts, feedback: goal.feedback, code, ...candidatesDetail(programs, errors, n) } };
 };

@@ -894,6 +894,10 @@ export interface components {
             inspect: components["schemas"]["InspectionInput"][];
             /** @description Default: []. */
             refine?: components["schemas"]["ScriptedRefineInput"][];
+            /** @description Candidate k (1-based, after the first) of GENERATE answers entry k-1; the last repeats. */
+            generate_candidates?: components["schemas"]["GeneratedCodeInput"][];
+            /** @description refine_candidates[i][k-1]: candidate k (after the first) of the i-th REFINE, as refine[i] answers the first. */
+            refine_candidates?: components["schemas"]["ScriptedRefineInput"][][];
         };
         ModelSpecInput: {
             /** @constant */
@@ -992,6 +996,8 @@ export interface components {
             feedback?: "full" | "retry_only";
             /** @description Executions before the goal ends failed. Default: 5. */
             max_attempts?: number;
+            /** @description Best-of-N: programs sampled at once per GENERATE and REFINE turn. Each runs in the sandbox and is checked; the verifier picks one (a candidate that passes every check, else the one that fails fewest; ties: the shorter program, then the first), which becomes the attempt. Each candidate is a model call against the budgets. Default: 1. */
+            candidates?: number;
             /**
              * @description When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed. Default: "fail".
              * @enum {string}
@@ -1217,6 +1223,10 @@ export interface components {
             inspect: components["schemas"]["Inspection"][];
             /** @default [] */
             refine: components["schemas"]["ScriptedRefine"][];
+            /** @description Candidate k (1-based, after the first) of GENERATE answers entry k-1; the last repeats. */
+            generate_candidates?: components["schemas"]["GeneratedCode"][];
+            /** @description refine_candidates[i][k-1]: candidate k (after the first) of the i-th REFINE, as refine[i] answers the first. */
+            refine_candidates?: components["schemas"]["ScriptedRefine"][][];
         };
         ModelSpec: {
             /** @constant */
@@ -1341,6 +1351,11 @@ export interface components {
              * @default 5
              */
             max_attempts: number;
+            /**
+             * @description Best-of-N: programs sampled at once per GENERATE and REFINE turn. Each runs in the sandbox and is checked; the verifier picks one (a candidate that passes every check, else the one that fails fewest; ties: the shorter program, then the first), which becomes the attempt. Each candidate is a model call against the budgets.
+             * @default 1
+             */
+            candidates: number;
             /**
              * @description When the inspector or refiner declares the goal infeasible (say, its tests contradict its objective): "fail" (default) ends it failed with reason declared_infeasible; "ask" waits in awaiting_approval for the client: approve to make the refiner try again, reject to end it failed.
              * @default fail
@@ -1569,6 +1584,8 @@ export interface components {
              * @enum {string}
              */
             feedback: "full" | "retry_only";
+            /** @description Programs sampled per GENERATE and REFINE turn (best-of-N); 1: one. */
+            candidates: number;
             /**
              * @description What a model's give-up does: fail, or ask the client (awaiting_approval).
              * @enum {string}
