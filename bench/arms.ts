@@ -1,20 +1,34 @@
-// Benchmark: does real feedback help? One suite of goals, run in both feedback arms ("full": the refiner
-// sees the run, the failed checks and the diagnosis; "retry_only": only that the attempt was wrong),
-// against an OpenAI-compatible provider, through real API and runner processes. Prints per arm: goals
-// verified, attempts, tokens and cost.
+// Benchmark: do the loop, real feedback and best-of-N help? One suite of goals, run in several arms, against
+// an OpenAI-compatible provider, through real API and runner processes. Prints per arm: goals verified,
+// attempts, model calls, tokens and cost. The arms (seed 004's three, and the feedback control):
+//   single       one attempt, no loop (max_attempts 1)
+//   loop         the closed loop with full feedback (the refiner sees the run, the failed checks, the diagnosis)
+//   best-of-3    the loop, each GENERATE and REFINE sampling 3 programs the verifier picks from (candidates 3)
+//   retry_only   the loop told only that the attempt was wrong (the feedback control arm)
 //
 //   npx tsx bench/arms.ts                         # the fake OpenAI-compatible server (CI, offline)
-//   OPENAI_COMPATIBLE_BASE_URL=http://host:8080/v1 OPENAI_COMPATIBLE_MODEL=qwen2.5-coder npx tsx bench/arms.ts [--repeats 3]
+//   OPENAI_COMPATIBLE_BASE_URL=http://host:8080/v1 OPENAI_COMPATIBLE_MODEL=qwen2.5-coder npx tsx bench/arms.ts [--repeats 3] [--arms single,loop,best-of-3]
 //
-// With the fake server the replies are scripted, the same in both arms: the arms are equal by
-// construction, and the output says so instead of implying a result.
+// With the fake server the replies are scripted (a wrong first program, the right one when refining), the
+// same for every candidate: the loop arms are equal by construction and the output says so instead of
+// implying a result; only "single" differs (it never gets to refine).
 import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { startFakeOpenAI, type FakeOpenAI } from "../packages/models/test/support/fake-openai";
 import { runGoal, startStack } from "../scripts/lib/stack";
 
-const { values } = parseArgs({ options: { repeats: { type: "string", default: "1" } } });
+const ARMS = {
+  single: { feedback: "full", max_attempts: 1 },
+  loop: { feedback: "full", max_attempts: 4 },
+  "best-of-3": { feedback: "full", max_attempts: 4, candidates: 3 },
+  retry_only: { feedback: "retry_only", max_attempts: 4 },
+} as const;
+type Arm = keyof typeof ARMS;
+
+const { values } = parseArgs({ options: { repeats: { type: "string", default: "1" }, arms: { type: "string", default: Object.keys(ARMS).join(",") } } });
 const repeats = Number(values.repeats);
+const arms = values.arms.split(",").map((a) => a.trim()) as Arm[];
+for (const a of arms) if (!(a in ARMS)) throw new Error(`unknown arm ${a}; the arms are ${Object.keys(ARMS).join(", ")}`);
 
 interface Task {
   name: string;
@@ -94,29 +108,33 @@ const stack = await startStack({
 });
 try {
   console.log(`provider: ${real ? `${process.env.OPENAI_COMPATIBLE_BASE_URL} (${process.env.OPENAI_COMPATIBLE_MODEL ?? "server default"})` : "the fake OpenAI-compatible server (scripted replies)"}; ${TASKS.length} tasks x ${repeats}`);
-  const rows: { arm: string; verified: number; goals: number; attempts: number; tokens: number; cost: number }[] = [];
-  for (const arm of ["full", "retry_only"] as const) {
-    const row = { arm, verified: 0, goals: 0, attempts: 0, tokens: 0, cost: 0 };
+  const rows: { arm: string; verified: number; goals: number; attempts: number; calls: number; tokens: number; cost: number }[] = [];
+  for (const arm of arms) {
+    const row = { arm, verified: 0, goals: 0, attempts: 0, calls: 0, tokens: 0, cost: 0 };
     for (let r = 0; r < repeats; r++) {
       for (const t of TASKS) {
-        const { goal } = await runGoal<GoalView>(stack, { ...t.body, feedback: arm, max_attempts: 4, model: { provider: "openai-compatible" } });
+        const { goal } = await runGoal<GoalView>(stack, { ...t.body, ...ARMS[arm], model: { provider: "openai-compatible" } });
         row.goals++;
         if (goal.state === "verified") row.verified++;
         row.attempts += goal.attempts;
+        row.calls += goal.cost.model_calls;
         row.tokens += goal.cost.tokens_in + goal.cost.tokens_out;
         row.cost += goal.cost.cost_usd;
-        console.log(`  ${arm.padEnd(10)} ${t.name.padEnd(24)} ${goal.state.padEnd(9)} attempts ${goal.attempts}  tokens ${goal.cost.tokens_in + goal.cost.tokens_out}`);
+        console.log(`  ${arm.padEnd(10)} ${t.name.padEnd(24)} ${goal.state.padEnd(9)} attempts ${goal.attempts}  model calls ${goal.cost.model_calls}  tokens ${goal.cost.tokens_in + goal.cost.tokens_out}`);
       }
     }
     rows.push(row);
   }
-  console.log(`\n${"arm".padEnd(11)} ${"verified".padStart(9)} ${"attempts".padStart(9)} ${"mean".padStart(6)} ${"tokens".padStart(8)} ${"cost $".padStart(9)}`);
+  console.log(`\n${"arm".padEnd(11)} ${"verified".padStart(9)} ${"attempts".padStart(9)} ${"mean".padStart(6)} ${"calls".padStart(6)} ${"tokens".padStart(8)} ${"cost $".padStart(9)}`);
   for (const r of rows) {
-    console.log(`${r.arm.padEnd(11)} ${`${r.verified}/${r.goals}`.padStart(9)} ${String(r.attempts).padStart(9)} ${(r.attempts / r.goals).toFixed(2).padStart(6)} ${String(r.tokens).padStart(8)} ${r.cost.toFixed(4).padStart(9)}`);
+    console.log(
+      `${r.arm.padEnd(11)} ${`${r.verified}/${r.goals}`.padStart(9)} ${String(r.attempts).padStart(9)} ${(r.attempts / r.goals).toFixed(2).padStart(6)} ${String(r.calls).padStart(6)} ${String(r.tokens).padStart(8)} ${r.cost.toFixed(4).padStart(9)}`,
+    );
   }
   if (!real) {
-    console.log("\nThe fake server's replies are scripted and identical in both arms, so the arms are equal by construction:");
-    console.log("this run shows that the bench and both arms work, not whether feedback helps. Point OPENAI_COMPATIBLE_BASE_URL at a real model for that.");
+    console.log("\nThe fake server's replies are scripted (wrong first, right when refining) and identical for every candidate, so the");
+    console.log("loop arms are equal by construction (best-of-3 only costs more): this run shows that the bench and its arms work,");
+    console.log("not which arm is better. Point OPENAI_COMPATIBLE_BASE_URL at a real model for that.");
   }
 } finally {
   await stack.stop();
