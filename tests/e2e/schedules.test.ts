@@ -168,6 +168,9 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     const fourth = await nthGoal(s.id, 4);
     expect(fourth.listed.tick_outcome).toBe("held");
 
+    const two = ((await loop.request("GET", `/schedules/${s.id}/goals?limit=2`)).body as unknown as { goals: ScheduleGoal[] }).goals;
+    expect(two.map((g) => g.id)).toEqual([fourth.listed.id, third.view.id]);
+
     // Delete: the schedule goes, its goals stay (and say no schedule any more).
     expect((await loop.request("DELETE", `/schedules/${s.id}`)).status).toBe(204);
     expect((await loop.request("GET", `/schedules/${s.id}`)).status).toBe(404);

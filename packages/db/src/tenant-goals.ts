@@ -11,6 +11,8 @@ export interface GoalPage {
   before?: { at: Date; id: string };
   /** Only goals whose objective contains this text (any case), or whose id it is. */
   search?: string;
+  /** Only the goals this schedule's ticks created. */
+  scheduleId?: string;
 }
 
 export function goalsOf(prisma: PrismaClient, tenantId: string) {
@@ -28,7 +30,7 @@ export function goalsOf(prisma: PrismaClient, tenantId: string) {
      * page.
      */
     async list(page: GoalPage) {
-      const { state, limit, before, search } = page;
+      const { state, limit, before, search, scheduleId } = page;
       const text = search?.toLowerCase();
       // Prisma's `contains` is a LIKE pattern: the client's % and _ are text, not wildcards.
       const literal = text?.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -36,12 +38,13 @@ export function goalsOf(prisma: PrismaClient, tenantId: string) {
         where: {
           tenantId,
           ...(state ? { state } : {}),
+          ...(scheduleId ? { scheduleId } : {}),
           ...(text ? { OR: [{ objective: { contains: literal, mode: "insensitive" } }, ...(UUID.test(text) ? [{ id: text }] : [])] } : {}),
           ...(before ? { AND: [{ OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] }] } : {}),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: limit + 1,
-        select: { id: true, objective: true, state: true, verified: true, failureReason: true, attempts: true, createdAt: true, updatedAt: true, finishedAt: true },
+        select: { id: true, objective: true, state: true, verified: true, failureReason: true, attempts: true, createdAt: true, updatedAt: true, finishedAt: true, pinned: true },
       });
       // One grouped sum for the page, not one per goal.
       const spend = rows.length

@@ -21,6 +21,7 @@ import {
   resolveBudgets,
   WORKSPACE_PATCH,
   type CreateGoalBody,
+  type GoalSummary,
   type ModelSpec,
 } from "@loopsmith/schemas";
 import { knownCheckIds, listChecks, packWorkspace, unpackWorkspace, validateCheckSpec, visibilityOf } from "@loopsmith/verifier";
@@ -255,18 +256,7 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        goals: page.map((g) => ({
-          id: g.id,
-          objective: g.objective,
-          state: g.state as State,
-          verified: g.verified,
-          failure_reason: g.failureReason as FailureReason | null,
-          attempts: g.attempts,
-          created_at: g.createdAt.toISOString(),
-          updated_at: g.updatedAt.toISOString(),
-          finished_at: g.finishedAt?.toISOString() ?? null,
-          cost_usd: g.costUsd,
-        })),
+        goals: page.map(goalSummaryOf),
         next_cursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
       };
     },
@@ -290,6 +280,22 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
     },
   );
 };
+
+/** A goal as GET /goals lists it (GET /schedules/:id/goals adds to it). */
+export function goalSummaryOf(g: Awaited<ReturnType<ReturnType<typeof goalsOf>["list"]>>[number]): GoalSummary {
+  return {
+    id: g.id,
+    objective: g.objective,
+    state: g.state as State,
+    verified: g.verified,
+    failure_reason: g.failureReason as FailureReason | null,
+    attempts: g.attempts,
+    created_at: g.createdAt.toISOString(),
+    updated_at: g.updatedAt.toISOString(),
+    finished_at: g.finishedAt?.toISOString() ?? null,
+    cost_usd: g.costUsd,
+  };
+}
 
 /** JSON with object keys sorted, so that the same body in another key order hashes the same. */
 function stableJson(v: unknown): string {

@@ -6,8 +6,7 @@ import { CronExpressionParser } from "cron-parser";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { LoopSmithError } from "@loopsmith/core";
-import { UUID, type Prisma, type PrismaClient } from "@loopsmith/db";
-import type { FailureReason, State } from "@loopsmith/machine";
+import { goalsOf, UUID, type Prisma, type PrismaClient } from "@loopsmith/db";
 import {
   createScheduleBody,
   errorBody,
@@ -24,7 +23,7 @@ import {
 import { tenantOf } from "../auth";
 import { DEFAULT_LIMITS } from "../config";
 import type { Services } from "../services";
-import { decodeFiles, invalid, prepareGoalBody } from "./goals";
+import { decodeFiles, goalSummaryOf, invalid, prepareGoalBody } from "./goals";
 
 const scheduleIdParams = z.object({ id: z.string() });
 
@@ -360,31 +359,12 @@ export const scheduleRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = a
       const deps = opts.deps();
       const tenant = tenantOf(req);
       const row = await findSchedule(deps.prisma, tenant.id, req.params.id);
-      const goals = await deps.prisma.goal.findMany({
-        where: { tenantId: tenant.id, scheduleId: row.id },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        take: req.query.limit,
-        select: { id: true, objective: true, state: true, verified: true, failureReason: true, attempts: true, createdAt: true, updatedAt: true, finishedAt: true, pinned: true },
-      });
-      const spend = goals.length
-        ? await deps.prisma.modelCall.groupBy({ by: ["goalId"], where: { goalId: { in: goals.map((g) => g.id) } }, _sum: { costUsd: true } })
-        : [];
-      const costOf = new Map(spend.map((s) => [s.goalId, s._sum.costUsd ?? 0]));
+      const goals = await goalsOf(deps.prisma, tenant.id).list({ limit: req.query.limit, scheduleId: row.id });
       return {
-        goals: goals.map((g) => ({
-          id: g.id,
-          objective: g.objective,
-          state: g.state as State,
-          verified: g.verified,
-          failure_reason: g.failureReason as FailureReason | null,
-          attempts: g.attempts,
-          created_at: g.createdAt.toISOString(),
-          updated_at: g.updatedAt.toISOString(),
-          finished_at: g.finishedAt?.toISOString() ?? null,
-          cost_usd: costOf.get(g.id) ?? 0,
+        goals: goals.slice(0, req.query.limit).map((g) => ({
+          ...goalSummaryOf(g),
           pinned_from: (g.pinned as { goal_id?: string } | null)?.goal_id ?? null,
-          tick_outcome: tickOutcome(g),
-        })),
+          tick_outcome: tickOutcome(g),        })),
       };
     },
   );
