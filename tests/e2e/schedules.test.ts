@@ -92,10 +92,13 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     const afterFirst = await schedule(s.id);
     expect(afterFirst.pin?.goal_id).toBe(first.view.id);
     // Ticks with no new inputs since are skipped, not run (skip_unchanged), or overlapped the running goal.
-    await sleep(2500);
+    const skipping = Date.now() + 10_000;
+    while ((await schedule(s.id)).skipped_ticks < 2) {
+      expect(Date.now(), "two skipped ticks within 10 s").toBeLessThan(skipping);
+      await sleep(200);
+    }
     expect((await goalsOf(s.id)).length).toBe(1);
     const idle = await schedule(s.id);
-    expect(idle.skipped_ticks).toBeGreaterThanOrEqual(1);
     expect(idle.last_tick?.result).toMatch(/^skipped_(unchanged|overlap)$/);
 
     // Tick 2: currency strings. The pinned program crashes on them; the loop opens from that failure.
@@ -161,7 +164,7 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ paused: true, next_tick_at: null });
     expect((await loop.request("PUT", `/schedules/${s.id}/inputs`, { body: { inputs: [{ name: "sales.csv", text: CLEAN_CSV }] } })).status).toBe(200);
-    await sleep(2500);
+    await sleep(1500); // a tick a second, were it not paused
     expect((await goalsOf(s.id)).length).toBe(3);
     const resumed = await loop.request("POST", `/schedules/${s.id}/resume`);
     expect(resumed.body).toMatchObject({ paused: false });
@@ -274,5 +277,49 @@ describe("schedules: a pipeline that holds, heals and re-runs its pinned program
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe("schedules: two runners taking ticks", () => {
+  let loop: Loop;
+  let first: Awaited<ReturnType<Loop["startRunner"]>> | undefined;
+  beforeAll(async () => {
+    loop = await startLoop({ env: { SCHEDULE_MIN_INTERVAL_SECONDS: "1" } });
+    // A second runner on the same queues: both take ticks and goal steps.
+    first = loop.runner();
+    await loop.startRunner();
+  });
+  afterAll(async () => {
+    await first?.close();
+    await loop?.close();
+  });
+
+  it("ticks every second for a while: one goal per tick that ran, never two of the schedule's goals open at once", async () => {
+    const created = await loop.request("POST", "/schedules", {
+      body: { goal: demoGoal({ model: { provider: "scripted", script: { ...demoScript(), generate: program(SCRIPT_CORRECT), inspect: [INSPECT_VERIFIED] } } }), every_seconds: 1 },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = (created.body as unknown as ScheduleView).id;
+    const deadline = Date.now() + 60_000;
+    while ((await loop.prisma.goal.count({ where: { scheduleId: id, state: "verified" } })) < 3) {
+      expect(Date.now(), "three ticks verified within 60 s").toBeLessThan(deadline);
+      await sleep(250);
+    }
+    expect((await loop.request("POST", `/schedules/${id}/pause`)).status).toBe(200);
+    const goals = await loop.prisma.goal.findMany({ where: { scheduleId: id }, orderBy: { createdAt: "asc" }, select: { id: true, idempotencyKey: true, createdAt: true, finishedAt: true, state: true } });
+    for (const g of goals) if (g.finishedAt === null) await loop.waitForEnd(g.id);
+    const ended = await loop.prisma.goal.findMany({ where: { scheduleId: id }, orderBy: { createdAt: "asc" }, select: { idempotencyKey: true, createdAt: true, finishedAt: true, state: true } });
+    expect(ended.every((g) => g.state === "verified")).toBe(true);
+    // Each goal came from a tick of its own...
+    expect(new Set(ended.map((g) => g.idempotencyKey)).size).toBe(ended.length);
+    // ...and each began after the one before it ended (overlap: skip). created_at is the tick transaction's
+    // start, a moment before it looked for an open goal: 250 ms of slack, where a goal runs for a second or more.
+    for (let i = 1; i < ended.length; i++) expect(ended[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(ended[i - 1]!.finishedAt!.getTime() - 250);
+    const row = await loop.prisma.schedule.findUniqueOrThrow({ where: { id } });
+    expect(row.ticks).toBe(ended.length);
+    // The later ticks ran the pin: no model call.
+    const calls = await loop.prisma.modelCall.count({ where: { goalId: { in: (await loop.prisma.goal.findMany({ where: { scheduleId: id }, orderBy: { createdAt: "asc" }, select: { id: true } })).slice(1).map((g) => g.id) } } });
+    expect(calls).toBe(0);
+    expect((await loop.request("DELETE", `/schedules/${id}`)).status).toBe(204);
   });
 });
