@@ -4,7 +4,7 @@ import type { StateHandler } from "./context";
 import { generatedCode, schedulePin, type Language } from "@loopsmith/schemas";
 import { loadInputSummaries, loadPlan, loadWorkspace } from "./evidence";
 import { candidatesDetail, sampled } from "./candidates";
-import { modelFailed, modelTurn, modelTurns } from "./model-call";
+import { modelFailed, modelTurns } from "./model-call";
 
 export const generate: StateHandler = async (ctx, deps) => {
   // A schedule's tick with a pin: the program verified on an earlier tick runs first, with no model call.
@@ -21,15 +21,10 @@ export const generate: StateHandler = async (ctx, deps) => {
     language: ctx.goal.language as Language,
     workspace: await loadWorkspace(deps.prisma, ctx.goal.id),
   });
+  // Best-of-N: N programs at once (one for most goals); EXECUTE runs and checks each. Only when every call
+  // failed is the turn a failure.
   const n = ctx.goal.candidates;
-  if (n <= 1) {
-    const turn = await modelTurn(ctx, deps, req);
-    if (!turn.ok) return modelFailed("generate", turn.error);
-    return { event: { type: "CODE_READY" }, detail: { code: turn.output } };
-  }
-  // Best-of-N: N programs at once; EXECUTE runs and checks each. Only when every call failed is the turn a failure.
-  const turns = await modelTurns(ctx, deps, req, n);
-  const { outputs, errors } = sampled(turns);
+  const { outputs, errors } = sampled(await modelTurns(ctx, deps, req, n));
   if (outputs.length === 0) return modelFailed("generate", errors[0]!.error);
   return { event: { type: "CODE_READY" }, detail: { code: outputs[0]!, ...candidatesDetail(outputs, errors, n) } };
 };

@@ -6,7 +6,7 @@ import { checkOutcome, type Language } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
 import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, loadWorkspace, runSummary } from "./evidence";
 import { candidatesDetail, sampled } from "./candidates";
-import { modelFailed, modelTurn, modelTurns } from "./model-call";
+import { modelFailed, modelTurns } from "./model-call";
 
 export const refine: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
@@ -40,8 +40,7 @@ export const refine: StateHandler = async (ctx, deps) => {
     overruledGiveUp: overruled ? { reason: overruled.reason, note: typeof note === "string" ? note : null } : null,
   });
   const n = goal.candidates;
-  const turns = n <= 1 ? [await modelTurn(ctx, deps, req)] : await modelTurns(ctx, deps, req, n);
-  const { outputs, errors } = sampled(turns);
+  const { outputs, errors } = sampled(await modelTurns(ctx, deps, req, n));
   if (outputs.length === 0) return modelFailed("refine", errors[0]!.error);
   // Best-of-N: a candidate that gives up is dropped while another wrote a program; all giving up is a give-up.
   const programs = outputs.filter((o) => !o.infeasible).map(({ infeasible: _, ...code }) => code);
