@@ -25,6 +25,11 @@
 //           itself non-dumpable, so the program cannot read it out of the parent's memory, its stdin or
 //           its /proc entries, nor write to its stdout through /proc.
 //   exit:   the program's exit code (128+N for signal N), so the outcome survives a lost trailer.
+//   relay:  under gVisor (request relayOutput) a write to the container's stdout can take fewer bytes than
+//           asked on a blocking descriptor, and Python's buffered writer then drops the rest (measured:
+//           2 MB printed, 64 KiB arrived). The program then writes into pipes of its own that the parent
+//           copies to the container's stdout and stderr with writes that finish; the parent's own output
+//           always goes through such writes.
 //
 // Python because the image has it (tarfile, dir_fd opens with O_NOFOLLOW, prctl via ctypes). A cold
 // container's -I -S keep the caller's PYTHON* variables and site-packages out of the bootstrap itself; a
@@ -56,6 +61,42 @@ class Sized:
         b = self.f.read(n) if n > 0 else b""
         self.left -= len(b)
         return b
+
+
+def write_all(fd, data):
+    # Every byte, whatever the descriptor takes per write (gVisor's host pipes take at most 64 KiB).
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class FullWriter(io.RawIOBase):
+    # A raw stream over a descriptor whose writes always finish: a BufferedWriter over it never drops bytes.
+    def __init__(self, fd):
+        self.fd = fd
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        write_all(self.fd, b)
+        return len(b)
+
+
+def relay(src, dst):
+    # The program's output pipe, copied to the container's descriptor until every writer is gone.
+    while True:
+        try:
+            b = os.read(src, 1 << 16)
+        except OSError:
+            break
+        if not b:
+            break
+        try:
+            write_all(dst, b)
+        except OSError:
+            break
+    os.close(src)
 
 
 def receive(stdin, size):
@@ -502,6 +543,12 @@ def child(sock, done, orig_path):
         os._exit(0)  # the parent is gone before the request: the container is ending anyway
     go = json.loads(raw)
     argv, env = go["argv"], go["env"]
+    if go.get("relay"):
+        # The program's stdout and stderr: pipes the parent copies out (see relay above).
+        for target, fd in zip((1, 2), fds[:2]):
+            os.dup2(fd, target)
+            os.close(fd)
+        fds = fds[2:]
     # Descriptors the request handed over, at 3, 4, ... in the order given: first out of the way (above
     # anything the bootstrap holds), then into place; the done pipe moves up too, so that nothing lands on it.
     moved = fcntl.fcntl(done, fcntl.F_DUPFD_CLOEXEC, 200)
@@ -639,7 +686,7 @@ def main():
         # What was imported stays out of every later collection: the program's gc passes skip it.
         gc.freeze()
     forget_writable_paths()
-    out = sys.stdout.buffer
+    out = io.BufferedWriter(FullWriter(1))
     parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     # The in-process program's status, written just before it exits (closed by an exec: then EOF).
     done_r, done_w = os.pipe()
@@ -682,8 +729,16 @@ def main():
         give = [ch_w]
         drainer = threading.Thread(target=drain, args=(ch_r, 1 << 20, channel), daemon=True)
         drainer.start()
+    relays = []
+    if req.get("relayOutput"):
+        pipes = [os.pipe(), os.pipe()]
+        give = [w for _, w in pipes] + give
+        for (r, _), dst in zip(pipes, (1, 2)):
+            t = threading.Thread(target=relay, args=(r, dst), daemon=True)
+            t.start()
+            relays.append(t)
     try:
-        go = json.dumps({"argv": req["argv"], "env": env, "inProcess": req["inProcess"]}).encode()
+        go = json.dumps({"argv": req["argv"], "env": env, "inProcess": req["inProcess"], "relay": bool(relays)}).encode()
         socket.send_fds(parent_sock, [go[:1]], give)
         parent_sock.sendall(go[1:])
         parent_sock.close()
@@ -720,6 +775,9 @@ def main():
     code = int(early) if early.isdigit() else os.waitstatus_to_exitcode(status)
     if code < 0:
         code = 128 - code
+    # Every writer of the relayed pipes is dead (kill above): what they wrote is copied out before the trailer.
+    for t in relays:
+        t.join(10)
     files, errors = collect(req["limits"])
     head = {"exitCode": code}
     if judge:
@@ -737,11 +795,11 @@ def main():
     # closes the trailer, so the host knows it has all of the run's output without waiting for the
     # container to stop.
     sys.stderr.flush()
-    os.write(2, marker)
+    write_all(2, marker)
     out.flush()
     # The trailer leaves in writes of up to 1 MiB: every write is at least one frame of Docker's attach
     # stream, and tarfile's 10 KiB records made a 1 MiB artifact take twice as long as its bare bytes.
-    trailer = open(1, "wb", buffering=1 << 20, closefd=False)
+    trailer = io.BufferedWriter(FullWriter(1), buffer_size=1 << 20)
     trailer.write(marker + json.dumps(head).encode() + b"\n")
     send(trailer, files)
     trailer.write(marker)

@@ -91,9 +91,41 @@ export async function removeLeftovers(
   return removed;
 }
 
+/**
+ * Host processes gVisor's ptrace platform spends per task of the sandbox's own (measured: a fork loop under
+ * runsc needs about 7-8 host pids per child; with fewer, the Sentry cannot start a thread and the whole
+ * sandbox dies with status 2, printing nothing).
+ */
+export const GVISOR_HOST_PIDS_PER_TASK = 8;
+
+/**
+ * The process limit as each runtime enforces it. runc: the container's pids cgroup counts the program's
+ * tasks on the host's kernel, and a fork past it fails with EAGAIN (RLIMIT_NPROC cannot serve: on a shared
+ * kernel it counts a uid's processes in every container). runsc: the sandbox's own kernel enforces
+ * RLIMIT_NPROC per uid inside this sandbox alone (refusing a task past the limit, not at it), so the program
+ * (and the judge, a uid of its own) meets EAGAIN below `pidsLimit` tasks as under runc, and the host's pids cgroup, which counts the Sentry's threads, gets
+ * room for both uids at their limit.
+ */
+export function processLimits(limits: Readonly<SandboxLimits>, ociRuntime: string): Pick<Docker.HostConfig, "PidsLimit"> & { nproc?: number } {
+  if (ociRuntime !== "runsc") return { PidsLimit: limits.pidsLimit };
+  return { PidsLimit: 2 * limits.pidsLimit * GVISOR_HOST_PIDS_PER_TASK + 64, nproc: limits.pidsLimit - 1 };
+}
+
+/**
+ * Whether the bootstrap copies the program's output out through pipes of its own: under gVisor a write to
+ * the container's stdout may take only part of what it was given, which Python's buffered writer loses.
+ */
+export function relaysOutput(ociRuntime: string): boolean {
+  return ociRuntime === "runsc";
+}
+
 /** Everything about a sandbox container that does not depend on the request. */
-function hostConfig(limits: Readonly<SandboxLimits>): Docker.HostConfig {
+function hostConfig(limits: Readonly<SandboxLimits>, ociRuntime: string): Docker.HostConfig {
+  const { PidsLimit, nproc } = processLimits(limits, ociRuntime);
   return {
+    // The OCI runtime the engine starts the container with: runc (namespaces and cgroups of the host's
+    // kernel) or runsc (gVisor: a kernel of its own in user space between the program and the host's).
+    Runtime: ociRuntime,
     NetworkMode: "none",
     ReadonlyRootfs: true,
     Tmpfs: {
@@ -105,7 +137,7 @@ function hostConfig(limits: Readonly<SandboxLimits>): Docker.HostConfig {
     CapAdd: BOOTSTRAP_CAPS,
     SecurityOpt: ["no-new-privileges"],
     Privileged: false,
-    PidsLimit: limits.pidsLimit,
+    PidsLimit,
     Memory: limits.memoryBytes,
     MemorySwap: limits.memoryBytes,
     NanoCpus: limits.nanoCpus,
@@ -115,6 +147,7 @@ function hostConfig(limits: Readonly<SandboxLimits>): Docker.HostConfig {
       { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
       { Name: "fsize", Soft: limits.fileSizeBytes, Hard: limits.fileSizeBytes },
       { Name: "core", Soft: 0, Hard: 0 },
+      ...(nproc !== undefined ? [{ Name: "nproc", Soft: nproc, Hard: nproc }] : []),
     ],
     Init: true,
     AutoRemove: false,
@@ -154,6 +187,8 @@ export interface Containers {
   readonly docker: Docker;
   readonly image: string;
   readonly limits: Readonly<SandboxLimits>;
+  /** The engine runtime the containers run under (HostConfig.Runtime: "runc", "runsc", ...). */
+  readonly ociRuntime: string;
   /** A created, not yet started container; `deadline` (epoch ms) goes on DEADLINE_LABEL. */
   create(c: { name: string; entrypoint: string[]; env: Record<string, string> | undefined; purpose: string; deadline: number }): Promise<Docker.Container>;
   /** Force-removes the container; one already gone is not an error, other failures are logged. */
@@ -172,9 +207,10 @@ export function createContainers(opts: {
   runnerId: string;
   namespace?: string;
   limits: Readonly<SandboxLimits>;
+  ociRuntime: string;
   log?: SandboxLog;
 }): Containers {
-  const { docker, image, runnerId, limits, log } = opts;
+  const { docker, image, runnerId, limits, ociRuntime, log } = opts;
   let imageRef: Promise<ImageRef> | undefined;
   const removing = new Set<Promise<void>>();
 
@@ -196,6 +232,7 @@ export function createContainers(opts: {
     docker,
     image,
     limits,
+    ociRuntime,
     create: (c) =>
       docker.createContainer({
         name: c.name,
@@ -209,7 +246,7 @@ export function createContainers(opts: {
         Labels: labels(c.purpose, c.deadline),
         ...stdio,
         NetworkDisabled: true,
-        HostConfig: hostConfig(limits),
+        HostConfig: hostConfig(limits, ociRuntime),
       }),
     remove,
     removeLater(p) {

@@ -1,7 +1,7 @@
 // One run in a started container: send the request, enforce the timeout and the caller's abort, wait for the
 // output, and turn what came back into a RunResult (classifying a run cut short from outside as an outage).
 import type Docker from "dockerode";
-import { killedFromOutside, type ImageRef } from "./container";
+import { killedFromOutside, relaysOutput, type ImageRef } from "./container";
 import { STREAM_DRAIN_MS, captureOutput, parseTrailer, requestHeader, trailerExitCode, type Io } from "./io";
 import { Sanitiser } from "./storable";
 import { SandboxInterrupted, type Artifact, type JudgeResult, type RunRequest, type RunResult, type SandboxLimits, type SandboxLog } from "./types";
@@ -13,7 +13,7 @@ import { SandboxInterrupted, type Artifact, type JudgeResult, type RunRequest, t
  * runs it elsewhere.
  */
 export async function execute(
-  deps: { docker: Docker; limits: Readonly<SandboxLimits>; log?: SandboxLog },
+  deps: { docker: Docker; limits: Readonly<SandboxLimits>; ociRuntime: string; log?: SandboxLog },
   c: { container: Docker.Container; io: Io; exited: Promise<{ StatusCode: number }> },
   req: RunRequest,
   run: { input: Buffer; img: ImageRef; pooled: boolean; inProcess: boolean },
@@ -39,7 +39,7 @@ export async function execute(
   };
   if (req.signal?.aborted) onAbort();
   else req.signal?.addEventListener("abort", onAbort, { once: true });
-  io.stream.end(Buffer.concat([Buffer.from(requestHeader(req, output.marker, inProcess, limits, input.length) + "\n"), input]));
+  io.stream.end(Buffer.concat([Buffer.from(requestHeader(req, output.marker, { inProcess, relayOutput: relaysOutput(deps.ociRuntime) }, limits, input.length) + "\n"), input]));
 
   // A pool container's run is over once all of its output is in (both end markers): its container
   // stops and is removed after the result is returned. A cold run waits for its container, as it always did.
@@ -111,6 +111,7 @@ export async function execute(
     artifactErrors: artifactErrors.map((m) => clean.clean("an artifact error message", m)),
     imageId: img.id,
     imageDigest: img.digest,
+    ociRuntime: deps.ociRuntime,
     limits,
     oomKilled: state.OOMKilled === true,
     aborted,

@@ -5,3 +5,4 @@ export { BOOTSTRAP_PY } from "./bootstrap";
 export * from "./connect";
 export * from "./storable";
 export * from "./route";
+export * from "./oci-runtime";

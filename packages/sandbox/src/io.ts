@@ -85,10 +85,18 @@ export async function startAttached(container: Docker.Container): Promise<{ io: 
  * The first line the bootstrap reads: what to run and how, then the tar of the request's files follows,
  * `inputBytes` long (so that the bootstrap reads it without waiting for stdin to close).
  */
-export function requestHeader(req: RunRequest, marker: string, inProcess: boolean, limits: Readonly<SandboxLimits>, inputBytes: number): string {
+export function requestHeader(
+  req: RunRequest,
+  marker: string,
+  run: { inProcess: boolean; relayOutput: boolean },
+  limits: Readonly<SandboxLimits>,
+  inputBytes: number,
+): string {
+  const { inProcess, relayOutput } = run;
   return JSON.stringify({
     marker,
     inputBytes,
+    relayOutput,
     argv: req.command,
     env: Object.fromEntries(buildEnv(req.env).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
     inProcess,

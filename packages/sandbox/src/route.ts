@@ -15,6 +15,7 @@ export interface RoutedSandbox extends PooledSandbox {
 export function routeSandbox(python: PooledSandbox, node?: Sandbox): RoutedSandbox {
   return {
     image: python.image,
+    ociRuntime: python.ociRuntime,
     imageFor: (runtime) => (runtime === "node" ? node?.image : python.image),
     run(req) {
       if (req.runtime !== "node") return python.run(req);

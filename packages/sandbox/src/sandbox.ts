@@ -61,8 +61,11 @@ export function createDockerSandbox(opts: {
   log?: SandboxLog;
   /** The runtime the image has (default python): requests for another runtime are refused. */
   runtime?: "python" | "node";
+  /** The engine runtime containers run under (default runc; see chooseOciRuntime). */
+  ociRuntime?: string;
 }): PooledSandbox {
   const { docker, image, runnerId, log } = opts;
+  const ociRuntime = opts.ociRuntime ?? "runc";
   const runtime = opts.runtime ?? "python";
   const limits: Readonly<SandboxLimits> = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
   const poolOpts: PoolOptions = {
@@ -75,9 +78,9 @@ export function createDockerSandbox(opts: {
     ...opts.pool,
   };
   const target = Math.max(0, Math.min(poolOpts.size, Math.floor(poolOpts.maxIdleBytes / limits.memoryBytes)));
-  const containers = createContainers({ docker, image, runnerId, namespace: opts.namespace, limits, log });
+  const containers = createContainers({ docker, image, runnerId, namespace: opts.namespace, limits, ociRuntime, log });
   const pool = createPool({ containers, options: poolOpts, target, log });
-  const deps = { docker, limits, log };
+  const deps = { docker, limits, ociRuntime, log };
 
   async function runCold(req: RunRequest, input: Buffer, img: { id: string; digest: string | null }): Promise<RunResult> {
     const container = await containers.create({
@@ -114,5 +117,5 @@ export function createDockerSandbox(opts: {
   }
 
   const { start, close, warm, poolStats } = pool;
-  return { image, run, start, close, poolStats, warm, settled: containers.settled };
+  return { image, ociRuntime, run, start, close, poolStats, warm, settled: containers.settled };
 }

@@ -113,6 +113,8 @@ export interface RunResult {
   imageId: string;
   /** The image's RepoDigest (`repo@sha256:...`) when it came from or went to a registry; null otherwise. */
   imageDigest: string | null;
+  /** The engine runtime the container ran under ("runc", "runsc": gVisor, ...). */
+  ociRuntime: string;
   /** What the run was allowed (the timeout is the request's). */
   limits: Readonly<SandboxLimits>;
   oomKilled: boolean;
@@ -137,6 +139,8 @@ export interface RunResult {
  */
 export interface Sandbox {
   readonly image: string;
+  /** The engine runtime its containers run under (see RunResult.ociRuntime). */
+  readonly ociRuntime: string;
   run(req: RunRequest): Promise<RunResult>;
 }
 
