@@ -21,7 +21,7 @@ const image = sandboxImageTag();
 const runnerId = `bench-socket-proxy-${randomBytes(3).toString("hex")}`;
 
 let calls = 0;
-const server = createSocketProxy({ socketPath: "/var/run/docker.sock", policy: { images: [image], maxBodyBytes: 1024 * 1024 }, log: () => void calls++ });
+const server = createSocketProxy({ socketPath: "/var/run/docker.sock", policy: { images: [image], runtimes: ["runc", "runsc"], maxBodyBytes: 1024 * 1024 }, log: () => void calls++ });
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 const proxied = dockerClient(`tcp://127.0.0.1:${(server.address() as AddressInfo).port}`);
 

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { LoopSmithError } from "@loopsmith/core";
 import type { PrismaClient } from "@loopsmith/db";
-import { runnerHeartbeatPattern, runnerReadyPattern } from "@loopsmith/schemas";
+import { parseRunnerReady, runnerHeartbeatPattern, runnerReadyPattern } from "@loopsmith/schemas";
 import type { Readiness } from "./routes/health";
 
 /** Keys matching `pattern` (SCAN, a bounded number of rounds): the runners' liveness keys are few. */
@@ -43,8 +43,12 @@ export function runnerReadiness(deps: { prisma: PrismaClient; redis: Redis; pref
     sandbox_image: async () => {
       const ready = await scanKeys(deps.redis, runnerReadyPattern(deps.prefix));
       if (ready.length === 0) throw new LoopSmithError("LS_ERR_SANDBOX_UNAVAILABLE", "no runner has passed its sandbox self-check yet");
-      const image = await deps.redis.get(ready[0]!);
-      return `${ready.length} runner(s) passed the sandbox self-check${image ? ` (image ${image})` : ""}`;
+      const value = await deps.redis.get(ready[0]!);
+      if (!value) return `${ready.length} runner(s) passed the sandbox self-check`;
+      const r = parseRunnerReady(value);
+      // gVisor is what a runner takes wherever the engine offers it; anything else says why.
+      const runtime = r.runtime === "runsc" ? "runtime runsc (gVisor)" : `runtime ${r.runtime}${r.reason ? `: ${r.reason}` : ""}`;
+      return `${ready.length} runner(s) passed the sandbox self-check (image ${r.image}, ${runtime})`;
     },
   };
 }

@@ -134,11 +134,21 @@ describe("GET /readyz from the runners' heartbeats (issue 13)", () => {
       expect(starting.json().missing).toEqual(["sandbox_image"]);
       expect(starting.json().checks.sandbox_image.detail).toMatch(/no runner has passed its sandbox self-check/);
 
-      await redis.set(runnerReadyKey(prefix, "r1"), "loopsmith/sandbox-python:x", "PX", 10_000);
+      await redis.set(runnerReadyKey(prefix, "r1"), JSON.stringify({ image: "loopsmith/sandbox-python:x", runtime: "runsc", reason: "gVisor (runsc), offered by the engine" }), "PX", 10_000);
       const ready = await app.inject({ method: "GET", url: "/readyz" });
       expect(ready.statusCode).toBe(200);
       expect(ready.json().checks.docker.detail).toBe("1 runner(s) alive (heartbeats)");
-      expect(ready.json().checks.sandbox_image.detail).toBe("1 runner(s) passed the sandbox self-check (image loopsmith/sandbox-python:x)");
+      expect(ready.json().checks.sandbox_image.detail).toBe("1 runner(s) passed the sandbox self-check (image loopsmith/sandbox-python:x, runtime runsc (gVisor))");
+      // A runner without gVisor says why, once, here (and in its start-up log).
+      await redis.set(runnerReadyKey(prefix, "r1"), JSON.stringify({ image: "i", runtime: "runc", reason: "the engine offers no gVisor runtime (runsc)" }), "PX", 10_000);
+      expect((await app.inject({ method: "GET", url: "/readyz" })).json().checks.sandbox_image.detail).toBe(
+        "1 runner(s) passed the sandbox self-check (image i, runtime runc: the engine offers no gVisor runtime (runsc))",
+      );
+      // An older runner's value: the image alone.
+      await redis.set(runnerReadyKey(prefix, "r1"), "loopsmith/sandbox-python:x", "PX", 10_000);
+      expect((await app.inject({ method: "GET", url: "/readyz" })).json().checks.sandbox_image.detail).toBe(
+        "1 runner(s) passed the sandbox self-check (image loopsmith/sandbox-python:x, runtime runc)",
+      );
       // Another prefix's runners do not count.
       const other = await build({ logger: false, readiness: runnerReadiness({ prisma, redis, prefix: `${prefix}-other` }) });
       expect((await other.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);

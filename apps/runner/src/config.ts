@@ -26,6 +26,13 @@ export const runnerConfigSchema = baseConfigSchema
     // How long SIGTERM waits for the job in hand before releasing it back to the queue.
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
     SELF_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    // The engine runtime sandbox containers run under: "auto" takes gVisor (runsc) wherever the engine
+    // offers it, else the engine's default (runc); a name (runc, runsc, any runtime registered with the
+    // engine) is required to exist: the runner refuses to start without it.
+    SANDBOX_RUNTIME: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a runtime registered with the Docker engine (runc, runsc, ...) or "auto"')
+      .default("auto"),
     // The sandbox pool (issue 12): idle pre-started containers kept per runner (unset: RUNNER_CONCURRENCY;
     // 0: none, every run starts its own), replaced after SANDBOX_POOL_TTL_MS idle, and never more than
     // SANDBOX_POOL_MAX_IDLE_MB of memory limits idle at once. SANDBOX_PREIMPORT: the modules the waiting

@@ -16,6 +16,9 @@ export function instrumentSandbox(sandbox: Sandbox, metrics: Metrics): Sandbox {
     get image() {
       return sandbox.image;
     },
+    get ociRuntime() {
+      return sandbox.ociRuntime;
+    },
     async run(req) {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;

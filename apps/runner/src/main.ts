@@ -5,7 +5,19 @@ import { createPrisma } from "@loopsmith/db";
 import { startMetricsServer, type MetricsServer } from "@loopsmith/metrics";
 import type { Move } from "@loopsmith/machine";
 import { createModel } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, imageExists, nodeSandboxImageTag, removeLeftovers, routeSandbox, sandboxImageTag, type RoutedSandbox } from "@loopsmith/sandbox";
+import {
+  chooseOciRuntime,
+  createDockerSandbox,
+  dockerClient,
+  engineRuntimes,
+  imageExists,
+  nodeSandboxImageTag,
+  removeLeftovers,
+  routeSandbox,
+  sandboxImageTag,
+  type OciRuntimeChoice,
+  type RoutedSandbox,
+} from "@loopsmith/sandbox";
 import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
@@ -29,13 +41,36 @@ const runnerId = config.RUNNER_ID ?? `runner-${randomBytes(4).toString("hex")}`;
 const log = createLogger({ name: "loopsmith-runner", level: config.LOG_LEVEL }).child({ runnerId });
 const docker = dockerClient(config.DOCKER_HOST);
 const image = config.SANDBOX_IMAGE ?? sandboxImageTag();
+// The engine runtime, said once here and in /readyz: gVisor wherever the engine offers it (SANDBOX_RUNTIME=auto).
+let ociRuntime: OciRuntimeChoice;
+try {
+  const engine = await engineRuntimes(docker);
+  try {
+    ociRuntime = chooseOciRuntime(config.SANDBOX_RUNTIME, engine);
+  } catch (err) {
+    log.fatal({ err }, "cannot use the sandbox runtime (SANDBOX_RUNTIME)");
+    process.exit(78);
+  }
+} catch (err) {
+  log.fatal({ err }, "start-up failed: the Docker engine does not answer");
+  process.exit(1);
+}
+log.info({ runtime: ociRuntime.runtime, reason: ociRuntime.reason }, `sandboxes run under ${ociRuntime.runtime}`);
 // Namespaced by the queue prefix: runners of other prefixes sharing this Docker engine leave our containers be.
 // Its pool starts filling after the leftover sweep below (which would take the new containers for ours
 // from a previous life) and is drained on shutdown.
 // issue 14: JavaScript and TypeScript goals run in the Node image, cold (the pool holds Python containers only).
 const sandbox = routeSandbox(
-  createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log, pool: sandboxPoolOptions(config) }),
-  createDockerSandbox({ docker, image: config.SANDBOX_NODE_IMAGE ?? nodeSandboxImageTag(), runnerId, namespace: config.QUEUE_PREFIX, log, runtime: "node" }),
+  createDockerSandbox({ docker, image, runnerId, namespace: config.QUEUE_PREFIX, log, pool: sandboxPoolOptions(config), ociRuntime: ociRuntime.runtime }),
+  createDockerSandbox({
+    docker,
+    image: config.SANDBOX_NODE_IMAGE ?? nodeSandboxImageTag(),
+    runnerId,
+    namespace: config.QUEUE_PREFIX,
+    log,
+    runtime: "node",
+    ociRuntime: ociRuntime.runtime,
+  }),
 );
 
 const metrics = createRunnerMetrics(sandbox);
@@ -84,6 +119,7 @@ const runner = createRunner({
   prefix: config.QUEUE_PREFIX,
   concurrency: config.RUNNER_CONCURRENCY,
   sandbox: gated,
+  sandboxRuntimeReason: ociRuntime.reason,
   models: (spec) => createModel(spec, config),
   config,
   log,

@@ -10,7 +10,7 @@ import type { LoopModel } from "@loopsmith/models";
 import { addPoolGauge, createPromMetrics, type PromMetrics } from "@loopsmith/metrics";
 import { removeLeftovers, type PooledSandbox, type Sandbox } from "@loopsmith/sandbox";
 import { createCheckPool, type CheckPool } from "@loopsmith/verifier";
-import { goalStepJob, QUEUES, runnerHeartbeatKey, runnerReadyKey, type GoalJob, type ModelSpec } from "@loopsmith/schemas";
+import { goalStepJob, QUEUES, runnerHeartbeatKey, runnerReadyKey, type GoalJob, type ModelSpec, type RunnerReady } from "@loopsmith/schemas";
 import { createDeliveryWorker, createWebhookQueue, enqueueDelivery, enqueuePendingDeliveries } from "@loopsmith/webhooks";
 import type { RunnerConfig } from "./config";
 import { admitStep } from "./fairness";
@@ -27,6 +27,8 @@ export interface RunnerDeps {
   prefix: string;
   concurrency: number;
   sandbox: Sandbox;
+  /** Why the sandbox runs under its engine runtime (chooseOciRuntime's reason), shown in /readyz. */
+  sandboxRuntimeReason?: string;
   /** Check threads; by default the runner starts its own (and stops them on close). */
   checks?: CheckPool;
   models: (spec: ModelSpec) => LoopModel;
@@ -209,9 +211,10 @@ export function createRunner(deps: RunnerDeps): Runner {
   // Set once the sandbox self-check passed (start()'s sandboxVerified): an API that reads readiness from the
   // runners takes that as the sandbox's readiness.
   let ready = false;
+  const readyValue = JSON.stringify({ image: deps.sandbox.image, runtime: deps.sandbox.ociRuntime, reason: deps.sandboxRuntimeReason ?? null } satisfies RunnerReady);
   const beat = async () => {
     await deps.connection.set(heartbeatKey(runnerId), String(Date.now()), "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
-    if (ready) await deps.connection.set(runnerReadyKey(deps.prefix, runnerId), deps.sandbox.image, "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
+    if (ready) await deps.connection.set(runnerReadyKey(deps.prefix, runnerId), readyValue, "PX", config.HEARTBEAT_TTL_MS).catch(() => undefined);
   };
 
   const sweep = async () => {

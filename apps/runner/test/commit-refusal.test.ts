@@ -49,6 +49,7 @@ function spoiling(spoil: (r: RunResult) => RunResult) {
   const box = {
     runs: 0,
     image: real.image,
+    ociRuntime: real.ociRuntime,
     run: async (req: Parameters<Sandbox["run"]>[0]) => {
       box.runs++;
       return spoil(await real.run(req));

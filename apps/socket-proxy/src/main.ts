@@ -19,7 +19,7 @@ const server = createSocketProxy({
   log: (e) => line(e.refused ? "warn" : "debug", e),
 });
 server.listen(config.port, config.host, () => {
-  line("info", { msg: "listening", host: config.host, port: config.port, socket: config.socketPath, images: config.policy.images });
+  line("info", { msg: "listening", host: config.host, port: config.port, socket: config.socketPath, images: config.policy.images, runtimes: config.policy.runtimes });
 });
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {

@@ -12,6 +12,8 @@ export const ALLOWED_CAPS: readonly string[] = Object.freeze(["CHOWN", "SETUID",
 /** Engine API 1.24 moved HostConfig from start to create; older versions still read it from a start body. */
 export const MIN_API_VERSION: readonly [number, number] = [1, 24];
 export const DEFAULT_IMAGES: readonly string[] = Object.freeze(["loopsmith/sandbox-*"]);
+/** The engine runtimes the sandbox uses: runc, and gVisor's runsc. */
+export const DEFAULT_RUNTIMES: readonly string[] = Object.freeze(["runc", "runsc"]);
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** The most of a dropped body (see Allowed.body) that is read; dockerode's option bodies are a few bytes. */
 export const IGNORED_BODY_MAX_BYTES = 64 * 1024;
@@ -19,6 +21,11 @@ export const IGNORED_BODY_MAX_BYTES = 64 * 1024;
 export interface Policy {
   /** Image references a container may be created from: exact, or a prefix when the entry ends in `*`. */
   images: readonly string[];
+  /**
+   * Engine runtimes a container may be created under (HostConfig.Runtime, required). An operator who runs
+   * every sandbox under gVisor lists only runsc: a runner cannot then step down to runc.
+   */
+  runtimes: readonly string[];
   /** The largest JSON body (container create) read, in bytes. */
   maxBodyBytes: number;
 }
@@ -26,6 +33,7 @@ export interface Policy {
 export type Call =
   | "ping"
   | "version"
+  | "info"
   | "image inspect"
   | "container create"
   | "container list"
@@ -152,6 +160,8 @@ export function routeRequest(method: string, rawUrl: string, policy: Pick<Policy
 
   if (segments.length === 1 && head === "_ping" && (method === "GET" || method === "HEAD")) return fixed("ping");
   if (segments.length === 1 && head === "version" && method === "GET") return fixed("version");
+  // The runner asks which runtimes the engine offers (SANDBOX_RUNTIME=auto).
+  if (segments.length === 1 && head === "info" && method === "GET") return fixed("info");
 
   if (head === "images" && segments.length >= 3 && segments.at(-1) === "json" && method === "GET") {
     const image = segments.slice(1, -1).join("/");
@@ -215,6 +225,7 @@ export function routeRequest(method: string, rawUrl: string, policy: Pick<Policy
 const QUERY: Record<Call, readonly string[]> = {
   ping: [],
   version: [],
+  info: [],
   "image inspect": [],
   "container create": ["name", "platform"],
   "container list": ["all", "limit", "size", "filters"],
@@ -350,6 +361,8 @@ const tmpfsMount = shape({
 });
 
 const HOST_CONFIG = shape({
+  // Checked against SOCKET_PROXY_RUNTIMES by checkCreateBody.
+  Runtime: required(str),
   NetworkMode: (v, w) => (v === "none" ? undefined : `${w} must be "none"`),
   Privileged: notTrue,
   Binds: empty,
@@ -406,15 +419,24 @@ const CREATE_BODY = shape({
  * with what it may hold (what packages/sandbox sends); anything else is refused, so a field the engine adds
  * later is refused until someone decides it is safe.
  */
-export function checkCreateBody(body: unknown, policy: Pick<Policy, "images">): string | undefined {
+export function checkCreateBody(body: unknown, policy: Pick<Policy, "images" | "runtimes">): string | undefined {
   if (!isObject(body)) return "the body must be a JSON object";
   const why = CREATE_BODY(body, "body");
   if (why) return why;
   const image = body.Image as string;
   if (!imageAllowed(image, policy)) return `body.Image ${JSON.stringify(image)} is not a sandbox image (SOCKET_PROXY_IMAGES)`;
+  const runtime = (body.HostConfig as { Runtime: string }).Runtime;
+  if (!policy.runtimes.includes(runtime)) return `body.HostConfig.Runtime ${JSON.stringify(runtime)} is not allowed (SOCKET_PROXY_RUNTIMES: ${policy.runtimes.join(", ")})`;
   const labels = (body.Labels ?? {}) as Record<string, string>;
   if (labels[SANDBOX_LABEL] !== "1") return `body.Labels must hold ${SANDBOX_LABEL}=1`;
   return undefined;
+}
+
+/** What GET /info answers through the proxy: the engine's runtimes by name, and its default. */
+export function engineInfoShown(info: unknown): { Runtimes: Record<string, object>; DefaultRuntime: string | null } {
+  const i = isObject(info) ? info : {};
+  const runtimes = isObject(i.Runtimes) ? Object.keys(i.Runtimes) : [];
+  return { Runtimes: Object.fromEntries(runtimes.map((r) => [r, {}])), DefaultRuntime: typeof i.DefaultRuntime === "string" ? i.DefaultRuntime : null };
 }
 
 /** Whether an inspected container (GET /containers/{id}/json) is a LoopSmith sandbox container. */
@@ -432,7 +454,14 @@ export interface ProxyConfig {
 }
 
 /** Every variable loadProxyConfig reads (tests/compose.test.ts checks compose gives it nothing else). */
-export const PROXY_ENV_VARS: readonly string[] = Object.freeze(["SOCKET_PROXY_HOST", "SOCKET_PROXY_PORT", "DOCKER_SOCKET", "SOCKET_PROXY_IMAGES", "SOCKET_PROXY_MAX_BODY_BYTES"]);
+export const PROXY_ENV_VARS: readonly string[] = Object.freeze([
+  "SOCKET_PROXY_HOST",
+  "SOCKET_PROXY_PORT",
+  "DOCKER_SOCKET",
+  "SOCKET_PROXY_IMAGES",
+  "SOCKET_PROXY_RUNTIMES",
+  "SOCKET_PROXY_MAX_BODY_BYTES",
+]);
 
 /** The proxy's settings from its environment, read once at start-up. */
 export function loadProxyConfig(env: Record<string, string | undefined>): Readonly<ProxyConfig> {
@@ -450,10 +479,15 @@ export function loadProxyConfig(env: Record<string, string | undefined>): Readon
     .filter(Boolean);
   if (images.length === 0) throw new Error("SOCKET_PROXY_IMAGES names no image");
   if (images.some((i) => i === "*")) throw new Error("SOCKET_PROXY_IMAGES: a bare * would allow every image");
+  const runtimes = (get("SOCKET_PROXY_RUNTIMES") ?? DEFAULT_RUNTIMES.join(","))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (runtimes.length === 0) throw new Error("SOCKET_PROXY_RUNTIMES names no runtime");
   return Object.freeze({
     host: get("SOCKET_PROXY_HOST") ?? "127.0.0.1",
     port,
     socketPath: (get("DOCKER_SOCKET") ?? "/var/run/docker.sock").replace(/^unix:\/\//, ""),
-    policy: Object.freeze({ images: Object.freeze(images), maxBodyBytes }),
+    policy: Object.freeze({ images: Object.freeze(images), runtimes: Object.freeze(runtimes), maxBodyBytes }),
   });
 }

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import { checkCreateBody, IGNORED_BODY_MAX_BYTES, isFullId, isSandboxContainer, refusalBody, refused, routeRequest, type Allowed, type Call, type Policy, type Refused } from "./policy";
+import { checkCreateBody, engineInfoShown, IGNORED_BODY_MAX_BYTES, isFullId, isSandboxContainer, refusalBody, refused, routeRequest, type Allowed, type Call, type Policy, type Refused } from "./policy";
 
 export interface ProxyLogEntry {
   method: string;
@@ -199,6 +199,24 @@ export function createSocketProxy(opts: SocketProxyOptions): http.Server {
       }
       if (route.call === "container remove" && status < 300) sandboxes.delete(ids[0]!);
       note({ status });
+      if (route.call === "info" && status === 200) {
+        // Only what a runner reads (which runtimes the engine offers): not the engine's paths, kernel,
+        // registries, counts or names.
+        const chunks: Buffer[] = [];
+        er.on("data", (c: Buffer) => chunks.push(c));
+        er.on("end", () => {
+          let shown: string;
+          try {
+            shown = JSON.stringify(engineInfoShown(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
+          } catch {
+            return answer(res, { ok: false, status: 502, message: "loopsmith socket proxy: the engine's info is not JSON" });
+          }
+          res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(shown) });
+          res.end(shown);
+        });
+        er.on("error", () => res.destroy());
+        return;
+      }
       const out: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(er.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
       res.writeHead(status, out);

@@ -13,14 +13,14 @@ import { ALLOWED_CAPS, checkCreateBody, imageAllowed, isSandboxContainer, loadPr
 type Loose = Record<string, any>;
 
 const IMAGE = "loopsmith/sandbox-python:0123456789ab";
-const policy = { images: ["loopsmith/sandbox-*"] };
+const policy = { images: ["loopsmith/sandbox-*"], runtimes: ["runc", "runsc"] };
 const ID = "a".repeat(64);
 
 /** The body createDockerSandbox sends for a container (captured from its own code, not written out here). */
-async function sandboxBody(): Promise<Record<string, unknown>> {
+async function sandboxBody(ociRuntime = "runsc"): Promise<Record<string, unknown>> {
   let body: Record<string, unknown> | undefined;
   const recorder = { createContainer: async (o: Record<string, unknown>) => ((body = o), {}) } as unknown as Docker;
-  const containers = createContainers({ docker: recorder, image: IMAGE, runnerId: "policy-test", namespace: "ns", limits: DEFAULT_LIMITS });
+  const containers = createContainers({ docker: recorder, image: IMAGE, runnerId: "policy-test", namespace: "ns", limits: DEFAULT_LIMITS, ociRuntime });
   await containers.create({ name: "loopsmith-program-00", entrypoint: ["python3", "-c", "pass"], env: { A: "1" }, purpose: "program", deadline: 1 });
   return JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
 }
@@ -43,6 +43,7 @@ describe("routeRequest: the calls LoopSmith's sandbox makes", () => {
     ["HEAD", "/_ping", "ping"],
     ["GET", "/v1.41/_ping", "ping"],
     ["GET", "/version", "version"],
+    ["GET", "/info", "info"],
     ["GET", `/images/${IMAGE}/json`, "image inspect"],
     ["POST", "/containers/create?name=loopsmith-program-1", "container create"],
     ["POST", "/v1.47/containers/create", "container create"],
@@ -104,7 +105,7 @@ describe("routeRequest: refusals", () => {
     ["POST", "/swarm/init"],
     ["GET", "/plugins"],
     ["POST", "/plugins/pull"],
-    ["GET", "/info"],
+    ["POST", "/info"],
     ["POST", `/containers/${ID}/exec`],
     ["POST", `/exec/${ID}/start`],
     ["GET", `/containers/${ID}/archive?path=/`],
@@ -184,10 +185,19 @@ describe("routeRequest: refusals", () => {
 });
 
 describe("checkCreateBody", () => {
-  it("accepts what the sandbox sends", async () => {
-    const body = await sandboxBody();
-    expect(body.Image).toBe(IMAGE);
-    expect(checkCreateBody(body, policy)).toBeUndefined();
+  it("accepts what the sandbox sends, under runc and under runsc", async () => {
+    for (const ociRuntime of ["runc", "runsc"]) {
+      const body = await sandboxBody(ociRuntime);
+      expect(body.Image).toBe(IMAGE);
+      expect((body.HostConfig as { Runtime: string }).Runtime).toBe(ociRuntime);
+      expect(checkCreateBody(body, policy)).toBeUndefined();
+    }
+  });
+
+  it("SOCKET_PROXY_RUNTIMES=runsc: a runner cannot step down to runc", async () => {
+    const gvisorOnly = { ...policy, runtimes: ["runsc"] };
+    expect(checkCreateBody(await sandboxBody("runsc"), gvisorOnly)).toBeUndefined();
+    expect(checkCreateBody(await sandboxBody("runc"), gvisorOnly)).toMatch(/HostConfig\.Runtime "runc" is not allowed \(SOCKET_PROXY_RUNTIMES: runsc\)/);
   });
 
   it("the capabilities allowed are the sandbox bootstrap's", () => {
@@ -230,7 +240,8 @@ describe("checkCreateBody", () => {
     ["a restart policy (a field the sandbox does not send)", (b) => (b.HostConfig.RestartPolicy = { Name: "always" }), /HostConfig\.RestartPolicy is not allowed/],
     ["a sysctl", (b) => (b.HostConfig.Sysctls = { "kernel.core_pattern": "|/x" }), /HostConfig\.Sysctls is not allowed/],
     ["unmasked /proc paths", (b) => (b.HostConfig.MaskedPaths = []), /HostConfig\.MaskedPaths is not allowed/],
-    ["another runtime", (b) => (b.HostConfig.Runtime = "runc-unsafe"), /HostConfig\.Runtime is not allowed/],
+    ["another runtime", (b) => (b.HostConfig.Runtime = "runc-unsafe"), /HostConfig\.Runtime "runc-unsafe" is not allowed/],
+    ["no runtime (the engine's default, whatever it is)", (b) => delete b.HostConfig.Runtime, /HostConfig\.Runtime is required/],
     ["a cgroup parent", (b) => (b.HostConfig.CgroupParent = "/"), /HostConfig\.CgroupParent is not allowed/],
     ["Go's case-insensitive field names", (b) => (b.HostConfig.privileged = true), /HostConfig\.privileged is not allowed/],
     ["Go's folding of ſ to s", (b) => (b.HostConfig["Bindſ"] = ["/:/host"]), /HostConfig\.Bindſ is not allowed/],
@@ -282,12 +293,14 @@ describe("images and labels", () => {
 
 describe("loadProxyConfig", () => {
   it("defaults, a comma list of images, and refusals of a bad port or an allow-everything image", () => {
-    expect(loadProxyConfig({})).toEqual({ host: "127.0.0.1", port: 2375, socketPath: "/var/run/docker.sock", policy: { images: ["loopsmith/sandbox-*"], maxBodyBytes: 1024 * 1024 } });
+    expect(loadProxyConfig({})).toEqual({ host: "127.0.0.1", port: 2375, socketPath: "/var/run/docker.sock", policy: { images: ["loopsmith/sandbox-*"], runtimes: ["runc", "runsc"], maxBodyBytes: 1024 * 1024 } });
     const c = loadProxyConfig({ SOCKET_PROXY_IMAGES: "a/b:1, c/d:2,", SOCKET_PROXY_HOST: "0.0.0.0", DOCKER_SOCKET: "unix:///run/docker.sock", SOCKET_PROXY_PORT: "0" });
     expect(c).toMatchObject({ host: "0.0.0.0", port: 0, socketPath: "/run/docker.sock", policy: { images: ["a/b:1", "c/d:2"] } });
     expect(Object.isFrozen(c)).toBe(true);
     expect(() => loadProxyConfig({ SOCKET_PROXY_PORT: "x" })).toThrow(/SOCKET_PROXY_PORT/);
     expect(() => loadProxyConfig({ SOCKET_PROXY_IMAGES: "*" })).toThrow(/every image/);
     expect(() => loadProxyConfig({ SOCKET_PROXY_IMAGES: " , " })).toThrow(/names no image/);
+    expect(loadProxyConfig({ SOCKET_PROXY_RUNTIMES: "runsc" }).policy.runtimes).toEqual(["runsc"]);
+    expect(() => loadProxyConfig({ SOCKET_PROXY_RUNTIMES: "," })).toThrow(/names no runtime/);
   });
 });

@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDockerSandbox, dockerClient, ensureSandboxImage, nodeSandboxImageTag, pingDocker, removeLeftovers, type BuildMode, type RunRequest, type SandboxLog } from "@loopsmith/sandbox";
+import { chooseOciRuntime, createDockerSandbox, dockerClient, engineRuntimes, ensureSandboxImage, nodeSandboxImageTag, pingDocker, removeLeftovers, type BuildMode, type RunRequest, type SandboxLog } from "@loopsmith/sandbox";
 import { demoGoal } from "../../../scripts/demo/scenario";
 import { startLoop } from "../../../tests/support/loop";
 import { createSocketProxy, type ProxyLogEntry } from "../src/server";
@@ -34,7 +34,7 @@ beforeAll(async () => {
   image = (await ensureSandboxImage({ docker: engine, mode: (process.env.LOOPSMITH_SANDBOX_BUILD ?? "auto") as BuildMode, log: quiet })).tag;
   // An image that exists but is not a sandbox image: without the image rule its create would succeed.
   await engine.getImage(image).tag(otherImage);
-  server = createSocketProxy({ socketPath: SOCKET, policy: { images: [image, nodeSandboxImageTag()], maxBodyBytes: 1024 * 1024 }, log: (e) => log.push(e) });
+  server = createSocketProxy({ socketPath: SOCKET, policy: { images: [image, nodeSandboxImageTag()], runtimes: ["runc", "runsc"], maxBodyBytes: 1024 * 1024 }, log: (e) => log.push(e) });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as AddressInfo).port;
   viaProxy = dockerClient(`tcp://127.0.0.1:${port}`);
@@ -100,6 +100,7 @@ const sandboxBody = (over: (b: Loose) => void = () => undefined) => {
     Labels: { "loopsmith.sandbox": "1", "loopsmith.runner": runnerId, "loopsmith.purpose": "probe" },
     NetworkDisabled: true,
     HostConfig: {
+      Runtime: "runc",
       NetworkMode: "none",
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
@@ -146,11 +147,14 @@ describe("the sandbox through the proxy", () => {
   }, 180_000);
 
   it("runs it in a pooled container (renamed when handed out), and the leftover sweep lists through it", async () => {
-    const sandbox = createDockerSandbox({ docker: viaProxy, image, runnerId, log: quiet, pool: { size: 1 } });
+    // The runtime as a runner picks it, through the proxy: auto takes gVisor where the engine offers it.
+    const { runtime } = chooseOciRuntime("auto", await engineRuntimes(viaProxy));
+    expect(runtime).toBe("runsc");
+    const sandbox = createDockerSandbox({ docker: viaProxy, image, runnerId, log: quiet, pool: { size: 1 }, ociRuntime: runtime });
     sandbox.start();
     await sandbox.warm({ timeoutMs: 120_000 });
     const res = await sandbox.run(script(PROGRAM));
-    expect(res, res.stderr).toMatchObject({ exitCode: 0, stdout: "4 6\n", pooled: true });
+    expect(res, res.stderr).toMatchObject({ exitCode: 0, stdout: "4 6\n", pooled: true, ociRuntime: "runsc" });
     await sandbox.close();
     await sandbox.settled();
     expect(await removeLeftovers(viaProxy, { runnerId })).toBe(0);
@@ -160,7 +164,7 @@ describe("the sandbox through the proxy", () => {
     const calls = [...new Set(log.map((e) => e.call))].sort();
     console.log(`socket proxy: the sandbox made ${log.length} calls of ${calls.length} kinds: ${calls.join(", ")}`);
     expect(calls).toEqual(
-      ["container attach", "container create", "container inspect", "container kill", "container list", "container remove", "container rename", "container start", "container wait", "image inspect", "ping"].sort(),
+      ["container attach", "container create", "container inspect", "container kill", "container list", "container remove", "container rename", "container start", "container wait", "image inspect", "info", "ping"].sort(),
     );
   }, 180_000);
 });
@@ -263,6 +267,15 @@ describe("container create: only sandboxes", () => {
     expect(await engine.listContainers({ all: true, filters: { name: [name] } })).toEqual([]);
   });
 
+  it("GET /info shows the engine's runtimes and nothing else of it", async () => {
+    const a = await raw("GET", "/v1.41/info");
+    expect(a.status, a.body).toBe(200);
+    expect(Object.keys(a.json!)).toEqual(["Runtimes", "DefaultRuntime"]);
+    const shown = JSON.parse(a.body) as { Runtimes: Record<string, object> };
+    expect(shown.Runtimes).toMatchObject({ runc: {}, runsc: {} });
+    expect(Object.values(shown.Runtimes).every((v) => Object.keys(v as object).length === 0)).toBe(true);
+  });
+
   it("the same body, unmodified, is created (so each refusal above is the rule's doing)", async () => {
     const a = await raw("POST", "/containers/create", { body: sandboxBody() });
     expect(a.status, a.body).toBe(201);
@@ -293,7 +306,7 @@ describe("calls the runner never makes", () => {
     ["POST", "/networks/create", /POST \/networks\/create: /],
     ["POST", "/swarm/init", /POST \/swarm\/init: /],
     ["GET", "/plugins", /GET \/plugins: /],
-    ["GET", "/info", /GET \/info: /],
+    ["POST", "/info", /POST \/info: /],
     ["GET", "/events", /events: only the events of LoopSmith's containers/],
     ["GET", `/images/loopsmith-proxy-test/not-a-sandbox:x/json`, /image inspect of .*: not a sandbox image/],
     ["POST", "/v1.47/containers/%2e%2e/images/create", /percent-encoded/],
