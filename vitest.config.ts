@@ -31,6 +31,12 @@ const EXCLUSIVE = [
   "apps/runner/test/sweep.test.ts",
 ];
 
+// The exploit suite, the closed loop and the workspaces (Python, JavaScript, TypeScript) run a second time
+// with every sandbox under gVisor (runsc), as a runner on an engine that offers it does by default; the
+// first time (and the rest of the suite) under runc.
+const UNDER_GVISOR = ["tests/exploits/**/*.test.ts", "tests/e2e/closed-loop.test.ts", "tests/e2e/workspace.test.ts"];
+const GVISOR_ENV = { SANDBOX_RUNTIME: "runsc" };
+
 const common = {
   testTimeout: 60_000,
   hookTimeout: 300_000,
@@ -59,10 +65,32 @@ export default defineConfig({
       {
         test: {
           ...common,
+          name: "gvisor",
+          include: UNDER_GVISOR,
+          exclude: [...configDefaults.exclude, ...EXCLUSIVE],
+          env: GVISOR_ENV,
+          // Vitest runs the projects of one group in one pool: the shared phase's two workers take these too.
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...common,
           name: "exclusive",
           include: EXCLUSIVE,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: "gvisor-exclusive",
+          include: EXCLUSIVE.filter((f) => f.startsWith("tests/exploits/")),
+          env: GVISOR_ENV,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

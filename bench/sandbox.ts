@@ -1,7 +1,7 @@
 // Benchmark (issues 12, 29): what one pooled sandbox run costs beside the floor inside a started container,
 // in one run, interleaved, on the real engine and image.
 //
-//   npx tsx bench/sandbox.ts [--n 8] [--burst 20]
+//   npx tsx bench/sandbox.ts [--n 8] [--burst 20] [--runtimes runc,runsc]
 //
 // Three programs: trivial (`pass`), pandas (`import pandas`), artifact (writes a 1 MiB out/a.bin). Paths,
 // each with every hardening option of the sandbox:
@@ -13,6 +13,8 @@
 //             is: its PID 1 gets a line on stdin, and for trivial fork+execs `python3 -c pass`; for pandas
 //             forks its pre-imported self to run the program; for artifact does the same, then writes the
 //             file's bare bytes to stdout; until its "done" line (and the bytes) are in
+//   cold-runsc, pooled-runsc   cold and pooled under gVisor (runsc), when the engine offers it: the second
+//             wall's cost beside runc's, with the ratios (target: pooled under gVisor within 1.5x of runc's)
 // Rounds rotate the order; what is timed excludes the preparation (starting the floor's container,
 // warming the pool), which is done before each timed run. Then a burst: --burst runs back to back, 300 ms
 // apart (a goal's INSPECT and REFINE), on a pool of one, under each refill policy: how many went cold.
@@ -20,10 +22,10 @@ import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { parseArgs } from "node:util";
 import type Docker from "dockerode";
-import { createDockerSandbox, DEFAULT_LIMITS, dockerClient, pingDocker, removeLeftovers, sandboxImageTag, type RunRequest } from "@loopsmith/sandbox";
+import { createDockerSandbox, DEFAULT_LIMITS, dockerClient, engineRuntimes, pingDocker, removeLeftovers, sandboxImageTag, type RunRequest } from "@loopsmith/sandbox";
 import { pct } from "./lib/stats";
 
-const { values } = parseArgs({ options: { n: { type: "string", default: "8" }, burst: { type: "string", default: "20" } } });
+const { values } = parseArgs({ options: { n: { type: "string", default: "8" }, burst: { type: "string", default: "20" }, runtimes: { type: "string", default: "runc,runsc" } } });
 const rounds = Number(values.n);
 const burst = Number(values.burst);
 const docker = dockerClient();
@@ -35,6 +37,13 @@ const pooled = createDockerSandbox({ docker, image, runnerId, pool: { size: 1 } 
 const handout = createDockerSandbox({ docker, image, runnerId, pool: { size: 1, refillDelayMs: 0 } });
 pooled.start();
 handout.start();
+// gVisor beside runc (the paths above run under runc): measured when asked for and offered.
+const offered = (await engineRuntimes(docker)).runtimes;
+const gvisor = values.runtimes.split(",").includes("runsc") && offered.includes("runsc");
+if (!gvisor) console.log(`(no runsc path: ${offered.includes("runsc") ? "not asked for (--runtimes)" : `the engine offers ${offered.join(", ")}`})`);
+const coldRunsc = createDockerSandbox({ docker, image, runnerId, ociRuntime: "runsc" });
+const pooledRunsc = createDockerSandbox({ docker, image, runnerId, pool: { size: 1 }, ociRuntime: "runsc" });
+if (gvisor) pooledRunsc.start();
 
 const L = DEFAULT_LIMITS;
 // The sandbox's hardening, for the floors' containers (see hostConfig in packages/sandbox).
@@ -133,15 +142,17 @@ async function floor(mode: "exec" | "fork" | "artifact", code: string, expectByt
 
 const req = (source: string): RunRequest => ({ files: [], script: { filename: "analysis.py", source }, command: ["python3", "analysis.py"], timeoutMs: 60_000 });
 
-async function sandboxRun(which: "cold" | "pooled" | "handout", source: string): Promise<() => Promise<number>> {
-  const sb = which === "cold" ? cold : which === "pooled" ? pooled : handout;
-  if (which !== "cold") await sb.warm({ timeoutMs: 120_000 });
+async function sandboxRun(which: Exclude<Path, "floor">, source: string): Promise<() => Promise<number>> {
+  const sb = { cold, pooled, handout, "cold-runsc": coldRunsc, "pooled-runsc": pooledRunsc }[which];
+  const isCold = which.startsWith("cold");
+  if (!isCold) await sb.warm({ timeoutMs: 120_000 });
   return async () => {
     const t0 = performance.now();
     const res = await sb.run(req(source));
     const ms = performance.now() - t0;
     if (res.exitCode !== 0) throw new Error(`${which}: exit ${res.exitCode}: ${res.stderr}`);
-    if (res.pooled !== (which !== "cold")) throw new Error(`${which}: the run was ${res.pooled ? "" : "not "}pooled`);
+    if (res.ociRuntime !== sb.ociRuntime) throw new Error(`${which}: ran under ${res.ociRuntime}`);
+    if (res.pooled !== !isCold) throw new Error(`${which}: the run was ${res.pooled ? "" : "not "}pooled`);
     if (source.includes("a.bin") && res.artifacts[0]?.size !== ARTIFACT_BYTES) throw new Error(`${which}: artifact missing`);
     await sb.settled();
     return ms;
@@ -151,8 +162,10 @@ async function sandboxRun(which: "cold" | "pooled" | "handout", source: string):
 const ARTIFACT_BYTES = 1 << 20;
 const programs = { trivial: "pass", pandas: "import pandas", artifact: "import os\nopen('out/a.bin', 'wb').write(os.urandom(1 << 20))" } as const;
 const floorMode = { trivial: "exec", pandas: "fork", artifact: "artifact" } as const;
-const paths = ["cold", "pooled", "handout", "floor"] as const;
-type Path = (typeof paths)[number];
+const allPaths = ["cold", "pooled", "handout", "floor", "cold-runsc", "pooled-runsc"] as const;
+type Path = (typeof allPaths)[number];
+const paths: Path[] = allPaths.filter((p) => gvisor || !p.endsWith("-runsc"));
+const runcPaths = paths.filter((p) => !p.endsWith("-runsc"));
 type Program = keyof typeof programs;
 const times: Record<string, number[]> = {};
 const prepare = (path: Path, name: Program) =>
@@ -192,17 +205,26 @@ try {
     bursts.pooled = await burstRun(pooled);
   }
 } finally {
-  await Promise.all([pooled.close(), handout.close()]);
+  await Promise.all([pooled.close(), handout.close(), pooledRunsc.close()]);
   await removeLeftovers(docker, { runnerId });
 }
 
 const med = (k: string) => pct(times[k]!, 50);
 const fmt = (k: string) => `${Math.round(med(k))} (${Math.round(pct(times[k]!, 90))}) ms`;
 console.log(`sandbox bench: ${rounds} interleaved rounds, medians (p90)`);
-console.log(`${"".padEnd(10)}${paths.map((p) => p.padStart(16)).join("")}${"pooled/floor".padStart(16)}`);
+console.log(`${"".padEnd(10)}${runcPaths.map((p) => p.padStart(16)).join("")}${"pooled/floor".padStart(16)}`);
 for (const name of Object.keys(programs)) {
   const ratio = (med(`${name}/pooled`) / med(`${name}/floor`)).toFixed(2);
-  console.log(`${name.padEnd(10)}${paths.map((p) => fmt(`${name}/${p}`).padStart(16)).join("")}${`${ratio}x`.padStart(16)}`);
+  console.log(`${name.padEnd(10)}${runcPaths.map((p) => fmt(`${name}/${p}`).padStart(16)).join("")}${`${ratio}x`.padStart(16)}`);
+}
+if (gvisor) {
+  console.log(`runc beside runsc (gVisor), same rounds; target: pooled under gVisor within 1.5x of pooled under runc`);
+  console.log(`${"".padEnd(10)}${["cold runc", "cold runsc", "runsc/runc", "pooled runc", "pooled runsc", "runsc/runc"].map((h) => h.padStart(16)).join("")}`);
+  for (const name of Object.keys(programs)) {
+    const r = (a: string, b: string) => `${(med(`${name}/${a}`) / med(`${name}/${b}`)).toFixed(2)}x`;
+    const cells = [fmt(`${name}/cold`), fmt(`${name}/cold-runsc`), r("cold-runsc", "cold"), fmt(`${name}/pooled`), fmt(`${name}/pooled-runsc`), r("pooled-runsc", "pooled")];
+    console.log(`${name.padEnd(10)}${cells.map((c) => c.padStart(16)).join("")}`);
+  }
 }
 console.log(`target: pooled within 1.3x of the floor; floors: trivial fork+exec of python3, pandas a fork of the pre-imported parent, artifact that fork plus the bare bytes`);
 for (const name of Object.keys(programs)) {

@@ -18,6 +18,7 @@ import { createApiMetrics } from "../../apps/api/src/metrics";
 import { runnerConfigSchema, sandboxPoolOptions } from "../../apps/runner/src/config";
 import { loadReceiptSigner } from "../../apps/runner/src/receipt-key";
 import { createRunner, createRunnerMetrics, type Runner } from "../../apps/runner/src/runtime";
+import { requireRuntimes, SUITE_RUNTIME } from "../../packages/sandbox/test/support";
 import { DATABASE_URL, randomPrefix, REDIS_URL, SHARED_RUNNER_PREFIX } from "./services";
 
 /** States after which a goal does not move by itself. */
@@ -48,6 +49,8 @@ export interface LoopOptions {
     dashboard?: boolean;
     /** The pool's interpreters pre-import numpy and pandas, as a runner's do by default. */
     preimport?: boolean;
+    /** The engine runtime of the loop's sandboxes (default: the suite's, runc unless SANDBOX_RUNTIME says). */
+    ociRuntime?: string;
   /**
    * Share the loop (its API, runner, sandbox pool and queue prefix) with the other files of this test
    * worker that ask for the same options: each file gets a tenant of its own, and its close() waits
@@ -55,6 +58,9 @@ export interface LoopOptions {
    */
   shared?: boolean;
 }
+
+/** Each engine runtime's check, once per process. */
+const runtimeChecked: Record<string, Promise<void>> = {};
 
 async function createLoop(opts: LoopOptions = {}) {
   const env: Record<string, string> = {
@@ -125,6 +131,9 @@ async function createLoop(opts: LoopOptions = {}) {
     },
   });
   const tenant: CreatedTenant = await createTenant(prisma, { name: `${prefix}-tenant`, secretBox });
+  // A runtime the engine lacks fails here, naming the fix, not at the first program's container create.
+  const ociRuntime = opts.ociRuntime ?? SUITE_RUNTIME;
+  if (opts.dockerHost === undefined) await (runtimeChecked[ociRuntime] ??= requireRuntimes([ociRuntime]));
   // Pooled as a runner's (issue 12): every goal-level test runs its programs on the pooled path.
   // issue 14: and JavaScript/TypeScript goals in the Node image, cold, as a runner's.
   const sandbox = routeSandbox(
@@ -134,8 +143,9 @@ async function createLoop(opts: LoopOptions = {}) {
       runnerId: prefix,
       log,
       pool: sandboxPoolOptions(runnerConfig),
+      ociRuntime,
     }),
-    createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: nodeSandboxImageTag(), runnerId: prefix, log, runtime: "node" }),
+    createDockerSandbox({ docker: dockerClient(opts.dockerHost), image: nodeSandboxImageTag(), runnerId: prefix, log, runtime: "node", ociRuntime }),
   );
   const runnerMetrics = opts.metricsToken ? createRunnerMetrics(sandbox) : undefined;
   // The pool fills when the loop's runner starts: a loop without one (an API for runner processes or for
@@ -318,7 +328,8 @@ export function executionEvidence(goal: GoalView) {
     oom_killed: boolean;
     duration_ms: number;
     stderr_tail: string;
-    artifacts: { name: string }[];
+    artifacts: { name: string; size: number }[];
+    sandbox_runtime: string;
     artifact_errors: string[];
     stdout_clipped_bytes: number;
     stderr_clipped_bytes: number;

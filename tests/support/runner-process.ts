@@ -2,6 +2,7 @@
 // settings that make crash recovery observable within a test: a dead runner's job is redelivered after
 // about two seconds, its heartbeat expires as fast, and live runners sweep every second.
 import { spawnTs, type Spawned } from "../../scripts/lib/proc";
+import { SUITE_RUNTIME } from "../../packages/sandbox/test/support";
 import { DATABASE_URL, REDIS_URL } from "./services";
 
 /** How fast a dead runner is noticed: job lock, stalled-job check, heartbeat, sweep. */
@@ -43,6 +44,8 @@ export function spawnRunner(opts: { prefix: string; id: string; env?: Record<str
     // packages/sandbox/test/pool.test.ts, by every in-process loop (tests/support/loop.ts), and by
     // crash-resume (b), whose killed runner holds a pool.
     SANDBOX_POOL_SIZE: "0",
+    // The suite's runtime (runc unless SANDBOX_RUNTIME says otherwise), not the product's auto.
+    SANDBOX_RUNTIME: SUITE_RUNTIME,
     ...FAST_RECOVERY_ENV,
     ...opts.env,
   });

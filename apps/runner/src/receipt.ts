@@ -52,7 +52,7 @@ async function receiptFacts(tx: Tx, goalId: string, at: Date): Promise<ReceiptFa
     artifacts: exec.artifacts as { name: string; size: number; sha256: string }[],
     // The file name from the tape row that carried the program; the bytes from the execution that ran them.
     program: { filename: generatedCode.parse((code.detail as { code?: unknown }).code).filename, source: exec.script },
-    image: { id: exec.imageId, repoDigest: exec.imageDigest },
+    image: { id: exec.imageId, repoDigest: exec.imageDigest, runtime: exec.sandboxRuntime },
     modelCalls: calls.map((m) => ({
       state: m.state,
       attempt: m.attempt,

@@ -1,6 +1,7 @@
 // issue 16.2: a goal's outcome is recorded once, and a program is never run again because the database
 // refused its evidence. Real Postgres, the real sandbox; the only stand-in is a sandbox wrapper that adds
 // what a sanitising gap would let through, since the real sandbox no longer produces unstorable output.
+import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, LoopSmithError, parseConfig } from "@loopsmith/core";
@@ -22,7 +23,7 @@ const checks = createCheckPool({ timeoutMs: 30_000 });
 
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
-  real = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log });
+  real = createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log, ociRuntime: SUITE_RUNTIME });
 });
 afterAll(async () => {
   await checks.close();

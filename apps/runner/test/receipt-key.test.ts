@@ -217,7 +217,7 @@ function facts(issuedAt: Date): ReceiptFacts {
     deliverable: null,
     artifacts: [],
     program: { filename: "solution.py", source: "print(1)\n" },
-    image: { id: "sha256:" + "1".repeat(64), repoDigest: null },
+    image: { id: "sha256:" + "1".repeat(64), repoDigest: null, runtime: "runsc" },
     modelCalls: [],
     tape: [{ seq: 0, from: null, to: "plan", at: issuedAt.toISOString(), detail: {}, hash: null }],
     issuedAt,

@@ -1,5 +1,6 @@
 // One step of one goal against real Postgres and the real sandbox, with the scheduling of the next step
 // recorded instead of queued, so that redeliveries and races can be staged exactly.
+import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, parseConfig } from "@loopsmith/core";
 import { createModel } from "@loopsmith/models";
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const log = createLogger({ name: "test", level: "silent" });
   deps = {
     prisma: loop.prisma,
-    sandbox: createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log }),
+    sandbox: createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log, ociRuntime: SUITE_RUNTIME }),
     checks,
     models: (spec) => createModel(spec, config),
     config,

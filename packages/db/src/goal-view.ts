@@ -129,6 +129,7 @@ export async function loadGoalView(prisma: PrismaClient, scope: { tenantId: stri
       artifacts: e.artifacts as { name: string; size: number; sha256: string }[],
       image_id: e.imageId,
       image_digest: e.imageDigest,
+      sandbox_runtime: e.sandboxRuntime,
       script_sha256: e.scriptSha256,
       limits: (e.limits as GoalView["executions"][number]["limits"]) ?? null,
     })),

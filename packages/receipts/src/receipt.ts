@@ -47,6 +47,7 @@ export const receiptSchema = z
     image: z.object({
       id: z.string().describe("The image id (sha256 of its config): content-addressed, also for images built offline."),
       repo_digest: z.string().nullable().describe("The registry manifest digest (RepoDigest) when the image has one; null for images built by docker import."),
+      runtime: z.string().nullable().optional().describe("The engine runtime the verified run's container ran under (runsc: gVisor; runc); absent in receipts issued before it was recorded."),
     }),
     model_calls: z.array(
       z.object({
@@ -96,7 +97,7 @@ export interface ReceiptFacts {
   deliverable: string | null;
   artifacts: { name: string; size: number; sha256: string }[];
   program: { filename: string; source: string };
-  image: { id: string; repoDigest: string | null };
+  image: { id: string; repoDigest: string | null; runtime: string | null };
   modelCalls: { state: string; attempt: number; provider: string; model: string; systemSha256: string | null; promptSha256: string | null }[];
   /** The tape in seq order, each row with the hash stored beside it. */
   tape: (TapeRow & { hash: string | null })[];
@@ -151,7 +152,7 @@ export function buildReceiptPayload(facts: ReceiptFacts, keyId: string): Receipt
     deliverable,
     artifacts: facts.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
     program: { filename: facts.program.filename, sha256: programSha },
-    image: { id: facts.image.id, repo_digest: facts.image.repoDigest },
+    image: { id: facts.image.id, repo_digest: facts.image.repoDigest, runtime: facts.image.runtime },
     model_calls: facts.modelCalls.map((m) => ({
       state: m.state,
       attempt: m.attempt,

@@ -50,7 +50,7 @@ function facts(over: Partial<ReceiptFacts> = {}): ReceiptFacts {
     deliverable: "clean.csv",
     artifacts: [{ name: "clean.csv", size: artifact.length, sha256: sha256Hex(artifact) }],
     program: { filename: "solution.py", source: program },
-    image: { id: "sha256:" + "1".repeat(64), repoDigest: null },
+    image: { id: "sha256:" + "1".repeat(64), repoDigest: null, runtime: "runsc" },
     modelCalls: [{ state: "plan", attempt: 0, provider: "scripted", model: "scripted", systemSha256: sha256Hex("s"), promptSha256: sha256Hex("p") }],
     tape,
     issuedAt: new Date("2026-01-01T00:00:05.000Z"),

@@ -41,7 +41,7 @@ const receipt = signReceipt(
       deliverable: null,
       artifacts: [],
       program: { filename: "solution.py", source: "print(1)\n" },
-      image: { id: "sha256:" + "1".repeat(64), repoDigest: null },
+      image: { id: "sha256:" + "1".repeat(64), repoDigest: null, runtime: "runsc" },
       modelCalls: [],
       tape: rows.map((r, i) => ({ ...r, hash: hashes[i]! })),
       issuedAt: new Date("2026-01-01T00:00:05.000Z"),

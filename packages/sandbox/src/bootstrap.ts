@@ -579,7 +579,7 @@ def wait_early(pid, done_r):
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
-        return b""
+        return wait_early_sigchld(pid, done_r)  # no pidfd_open (gVisor answers ENOSYS)
     try:
         ready, _, _ = select.select([done_r, pidfd], [], [])
         if done_r in ready:
@@ -589,6 +589,36 @@ def wait_early(pid, done_r):
         return b""
     finally:
         os.close(pidfd)
+
+
+def wait_early_sigchld(pid, done_r):
+    # wait_early without a pidfd: SIGCHLD (only the program's process is this process's child here) wakes
+    # the select through a wakeup pipe, and waitid(WNOWAIT) tells whether the child is gone without
+    # reaping it (the caller's waitpid does). The handler is in place before the first look, so an exit
+    # between the look and the select still wakes it.
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    previous = signal.signal(signal.SIGCHLD, lambda *_: None)
+    old_fd = signal.set_wakeup_fd(wake_w)
+    try:
+        while True:
+            try:
+                if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                    ready, _, _ = select.select([done_r], [], [], 0)
+                    return os.read(done_r, 16) if ready else b""
+            except ChildProcessError:
+                return b""
+            ready, _, _ = select.select([done_r, wake_r], [], [])
+            if done_r in ready:
+                return os.read(done_r, 16)
+            os.read(wake_r, 512)
+    except OSError:
+        return b""
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        signal.signal(signal.SIGCHLD, previous)
+        os.close(wake_r)
+        os.close(wake_w)
 
 
 def start_judge(judge, env, to_program, from_program):

@@ -5,7 +5,7 @@
 // through pipes. Every case runs cold and pooled (the pool's program runs in the pre-imported interpreter).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDockerSandbox, removeLeftovers, type PooledSandbox, type RunRequest, type RunResult } from "../src/index";
-import { docker, ensureTestImage, quietLog, testRunnerId } from "./support";
+import { docker, ensureTestImage, quietLog, SUITE_RUNTIME, testRunnerId } from "./support";
 
 const runnerId = testRunnerId("judge");
 let cold: PooledSandbox;
@@ -14,8 +14,8 @@ let sandbox: PooledSandbox;
 
 beforeAll(async () => {
   const image = await ensureTestImage();
-  cold = createDockerSandbox({ docker, image, runnerId, log: quietLog });
-  pooled = createDockerSandbox({ docker, image, runnerId, log: quietLog, pool: { size: 1 } });
+  cold = createDockerSandbox({ docker, image, runnerId, log: quietLog, ociRuntime: SUITE_RUNTIME });
+  pooled = createDockerSandbox({ docker, image, runnerId, log: quietLog, pool: { size: 1 }, ociRuntime: SUITE_RUNTIME });
   pooled.start();
 }, 900_000);
 

@@ -4,7 +4,7 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDockerSandbox, POOL_PURPOSE, PURPOSE_LABEL, removeLeftovers, sandboxPurpose, type PooledSandbox, type RunRequest } from "../src/index";
-import { containersOf, docker, ensureTestImage, quietLog, testRunnerId } from "./support";
+import { containersOf, docker, ensureTestImage, quietLog, SUITE_RUNTIME, testRunnerId } from "./support";
 
 let image: string;
 const ids: string[] = [];
@@ -23,7 +23,7 @@ function pool(size: number, extra: { docker?: Docker; ttlMs?: number; refillDela
   const runnerId = testRunnerId("pool");
   ids.push(runnerId);
   const opts = { size, ...(extra.ttlMs ? { ttlMs: extra.ttlMs } : {}), ...(extra.refillDelayMs !== undefined ? { refillDelayMs: extra.refillDelayMs } : {}) };
-  const s = createDockerSandbox({ docker: extra.docker ?? docker, image, runnerId, log: quietLog, pool: opts });
+  const s = createDockerSandbox({ docker: extra.docker ?? docker, image, runnerId, log: quietLog, pool: opts, ociRuntime: SUITE_RUNTIME });
   sandboxes.push(s);
   s.start();
   return { s, runnerId };
@@ -64,7 +64,7 @@ describe("sandbox pool", () => {
 
   it("runs the program in the pre-imported interpreter with the contract of python3 <file>", async () => {
     const { s } = pool(1);
-    const cold = createDockerSandbox({ docker, image, runnerId: testRunnerId("pool-cold"), log: quietLog });
+    const cold = createDockerSandbox({ docker, image, runnerId: testRunnerId("pool-cold"), log: quietLog, ociRuntime: SUITE_RUNTIME });
     const cases: [string, string[]][] = [
       [
         "import os, sys\nprint(__name__, __file__, sys.argv, sys.path[0], os.getcwd(), repr(sys.stdin.read()))\nprint(sorted(k for k in os.environ))\nprint(os.environ['INPUT_DIR'])",
@@ -119,7 +119,7 @@ describe("sandbox pool", () => {
   // interpreter does, and a directory that shadows a pre-imported library still sends it to a fresh process.
   it("imports the program's own modules, given or written at run time, and runs a shadowing package fresh", async () => {
     const { s } = pool(1);
-    const cold = createDockerSandbox({ docker, image, runnerId: testRunnerId("pool-cold"), log: quietLog });
+    const cold = createDockerSandbox({ docker, image, runnerId: testRunnerId("pool-cold"), log: quietLog, ociRuntime: SUITE_RUNTIME });
     const helper = { path: "helper.py", content: Buffer.from("X = 'given'\n") };
     const cases: RunRequest[] = [
       script("import helper, sys\nprint(helper.X, helper.__file__)", { workFiles: [helper] }),

@@ -257,6 +257,10 @@ export const executionView = z.object({
   artifacts: z.array(z.object({ name: z.string(), size: z.int(), sha256: z.string() })),
   image_id: z.string().describe("The sandbox image's id (sha256 of its config): content-addressed, set for every image."),
   image_digest: z.string().nullable().describe("The image's registry digest (RepoDigest) when it has one; null for images built locally by docker import."),
+  sandbox_runtime: z
+    .string()
+    .nullable()
+    .describe("The engine runtime the program's container ran under: runsc (gVisor, a kernel of its own between the program and the host's) or runc; null for runs recorded before it was kept."),
   script_sha256: z.string().nullable().describe("sha256 of the program that ran."),
   limits: executionLimits.nullable().describe("What the run was allowed."),
 });

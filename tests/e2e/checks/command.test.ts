@@ -1,6 +1,7 @@
 // issue 14: the command check in real sandbox containers (the Node image for tsc / node --test / npm test,
 // the Python image for pytest): correct work passes; a type error, a failing test, an early exit, zero
 // tests, an edited locked test and an edited runner configuration all fail, with the command's output.
+import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDockerSandbox, dockerClient, nodeSandboxImageTag, routeSandbox, sandboxImageTag } from "@loopsmith/sandbox";
 import type { CheckSpec } from "@loopsmith/schemas";
@@ -8,8 +9,8 @@ import { applyAttempt, planCheckRuns, runCheck, type Language, type VerifyContex
 
 const docker = dockerClient();
 const sandbox = routeSandbox(
-  createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "command-check-test" }),
-  createDockerSandbox({ docker, image: nodeSandboxImageTag(), runnerId: "command-check-test", runtime: "node" }),
+  createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "command-check-test", ociRuntime: SUITE_RUNTIME }),
+  createDockerSandbox({ docker, image: nodeSandboxImageTag(), runnerId: "command-check-test", runtime: "node", ociRuntime: SUITE_RUNTIME }),
 );
 afterAll(() => sandbox.close());
 

@@ -3,14 +3,15 @@
 // classes, dataclasses, enums, named tuples, exceptions, generators, NumPy arrays, in-place changes to arguments,
 // module-level lists, dicts and sets, and printed output all behave as the tests expect; a lying __eq__ and a
 // callback do not cross. A wrong program fails the same tests; isolation none runs the same suite in-process.
+import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
 import type { CheckSpec } from "@loopsmith/schemas";
 import { planCheckRuns, runCheck, type VerifyContext } from "@loopsmith/verifier";
 
 const docker = dockerClient();
-const cold = createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "bridge-test" });
-const pooled = createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "bridge-test", pool: { size: 1 } });
+const cold = createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "bridge-test", ociRuntime: SUITE_RUNTIME });
+const pooled = createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "bridge-test", pool: { size: 1 }, ociRuntime: SUITE_RUNTIME });
 pooled.start();
 afterAll(async () => {
   await pooled.close();

@@ -1498,6 +1498,8 @@ export interface components {
                 id: string;
                 /** @description The registry manifest digest (RepoDigest) when the image has one; null for images built by docker import. */
                 repo_digest: string | null;
+                /** @description The engine runtime the verified run's container ran under (runsc: gVisor; runc); absent in receipts issued before it was recorded. */
+                runtime?: string | null;
             };
             model_calls: {
                 state: string;
@@ -1688,6 +1690,8 @@ export interface components {
                 image_id: string;
                 /** @description The image's registry digest (RepoDigest) when it has one; null for images built locally by docker import. */
                 image_digest: string | null;
+                /** @description The engine runtime the program's container ran under: runsc (gVisor, a kernel of its own between the program and the host's) or runc; null for runs recorded before it was kept. */
+                sandbox_runtime: string | null;
                 /** @description sha256 of the program that ran. */
                 script_sha256: string | null;
                 /** @description What the run was allowed. */

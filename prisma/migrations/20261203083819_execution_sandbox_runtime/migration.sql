@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "executions" ADD COLUMN     "sandbox_runtime" TEXT;
