@@ -48,13 +48,21 @@ describe("api server process", () => {
       expect(alone.status, JSON.stringify(alone.body)).toBe(503);
       expect(alone.body.missing).toEqual(["docker", "sandbox_image"]);
 
-      runner = spawnRunner({ prefix, id: `${prefix}-r1` });
+      // A runner that asks for a runtime the engine lacks stops at once, naming it (a configuration error).
+      const wrong = spawnRunner({ prefix, id: `${prefix}-r0`, env: { SANDBOX_RUNTIME: "no-such-runtime" } });
+      expect((await wrong.proc.exited).code).toBe(78);
+      expect(wrong.output()).toMatch(/SANDBOX_RUNTIME=no-such-runtime: the Docker engine has no such runtime \(runtimes: runc, runsc\)/);
+
+      // The product's default: gVisor where the engine offers it, said once at start-up and in /readyz.
+      runner = spawnRunner({ prefix, id: `${prefix}-r1`, env: { SANDBOX_RUNTIME: "auto" } });
       await runner.ready(120_000);
+      expect(runner.output()).toMatch(/"msg":"sandboxes run under runsc"/);
       // The ready key follows the self-check, which runs beside the runner's start.
       const ready = await readyzUntil((r) => r.status === 200, 120_000);
       expect(ready.body.missing, JSON.stringify(ready.body)).toEqual([]);
       expect(ready.status).toBe(200);
       expect(ready.body.checks.docker!.detail).toBe("1 runner(s) alive (heartbeats)");
+      expect(ready.body.checks.sandbox_image!.detail).toMatch(/^1 runner\(s\) passed the sandbox self-check \(image loopsmith\/sandbox-python:\w+, runtime runsc \(gVisor\)\)$/);
 
       expect((await runner.stop(10_000)).code).toBe(0);
       runner = undefined;

@@ -34,3 +34,11 @@ describe("SANDBOX_POOL_REFILL_DELAY_MS", () => {
     for (const bad of ["-1", "1.5", "soon"]) expect(() => pool({ SANDBOX_POOL_REFILL_DELAY_MS: bad }), bad).toThrow(/SANDBOX_POOL_REFILL_DELAY_MS/);
   });
 });
+
+describe("SANDBOX_RUNTIME", () => {
+  it("defaults to auto, takes a runtime's name, and refuses what cannot be one", () => {
+    expect(parseConfig(runnerConfigSchema, {}).SANDBOX_RUNTIME).toBe("auto");
+    expect(parseConfig(runnerConfigSchema, { SANDBOX_RUNTIME: "runsc" }).SANDBOX_RUNTIME).toBe("runsc");
+    for (const bad of ["run sc", "-x", "a/b"]) expect(() => parseConfig(runnerConfigSchema, { SANDBOX_RUNTIME: bad }), bad).toThrow(/SANDBOX_RUNTIME/);
+  });
+});
