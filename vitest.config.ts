@@ -31,10 +31,11 @@ const EXCLUSIVE = [
   "apps/runner/test/sweep.test.ts",
 ];
 
-// The exploit suite, the closed loop and the workspaces (Python, JavaScript, TypeScript) run a second time
-// with every sandbox under gVisor (runsc), as a runner on an engine that offers it does by default; the
-// first time (and the rest of the suite) under runc.
-const UNDER_GVISOR = ["tests/exploits/**/*.test.ts", "tests/e2e/closed-loop.test.ts", "tests/e2e/workspace.test.ts"];
+// The exploit suite (the judge battery's goals among them: checks' own runs, Python and Node workspaces)
+// runs a second time with every sandbox under gVisor (runsc), as a runner on an engine that offers it does
+// by default; the first time (and the rest of the suite) under runc. The closed loop and the workspace
+// files took 313 s more under gVisor on a loaded machine, covering nothing the battery does not.
+const UNDER_GVISOR = ["tests/exploits/**/*.test.ts"];
 const GVISOR_ENV = { SANDBOX_RUNTIME: "runsc" };
 
 const common = {

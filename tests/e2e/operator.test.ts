@@ -123,7 +123,8 @@ describe("readiness from the runners' heartbeats", () => {
       const live = await readyz();
       expect(live.status, JSON.stringify(live.body)).toBe(200);
       expect(live.body.checks.docker!.detail).toBe("1 runner(s) alive (heartbeats)");
-      expect(live.body.checks.sandbox_image!.detail).toBe(`1 runner(s) passed the sandbox self-check (image ${loop.sandbox.image})`);
+      const runtime = loop.sandbox.ociRuntime === "runsc" ? "runsc (gVisor)" : loop.sandbox.ociRuntime;
+      expect(live.body.checks.sandbox_image!.detail).toBe(`1 runner(s) passed the sandbox self-check (image ${loop.sandbox.image}, runtime ${runtime})`);
 
       await loop.runner()!.close();
       const none = await readyz();
