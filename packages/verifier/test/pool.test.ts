@@ -29,7 +29,9 @@ describe("check pool", () => {
     expect(outcomes[0]!.message).toMatch(/time limit of 1500 ms/);
     // The next check ran on a fresh thread.
     expect(outcomes[1]).toMatchObject({ passed: true });
-    expect(elapsed).toBeLessThan(15_000);
+    // Stopped, not run to the end (many minutes): a loaded CI machine took 15.4 s for this file's pair of
+    // checks, so the bound is wide; what it catches is a limit that does not stop the thread.
+    expect(elapsed).toBeLessThan(60_000);
     // A blocked event loop would have ticked a handful of times at most.
     expect(ticks).toBeGreaterThan((elapsed / 50) * 0.5);
   });
