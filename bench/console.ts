@@ -27,7 +27,7 @@ const port = await freePort();
 const env = { ...process.env, PORT: String(port), LOG_LEVEL: "info", LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: `loopsmith-bench-console-${process.pid}` };
 const tenant = await createTenantWithCli(env, `bench-console-${process.pid}`);
 const prisma = createPrisma(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
-const api = spawnTs("apps/api/dist/server.mjs", env, [], ["--enable-source-maps"]);
+const api = spawnTs("apps/api/dist/server.mjs", env);
 const base = `http://127.0.0.1:${port}`;
 const browser = await launchBrowser();
 try {

@@ -49,7 +49,7 @@ async function once(argv: string[]): Promise<{ ready: number; checked: number }>
 }
 
 const modes = [
-  { name: "compiled (node apps/runner/dist/main.mjs)", argv: ["--enable-source-maps", "apps/runner/dist/main.mjs"] },
+  { name: "compiled (node apps/runner/dist/main.mjs)", argv: ["apps/runner/dist/main.mjs"] },
   { name: "tsx (node --import tsx apps/runner/src/main.ts)", argv: ["--import", "tsx", "apps/runner/src/main.ts"] },
 ];
 const results = new Map<string, { ready: number[]; checked: number[] }>(modes.map((m) => [m.name, { ready: [], checked: [] }]));

@@ -57,7 +57,7 @@ async function measure(label: string, bundle?: string): Promise<void> {
   };
   const tenant = await createTenantWithCli(env, `bench-submit-${process.pid}`);
   const prof = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
-  const api = bundle ? spawnTs(bundle, env, [], [...prof, "--enable-source-maps"]) : spawnTs("apps/api/src/server.ts", env, [], prof);
+  const api = bundle ? spawnTs(bundle, env, [], prof) : spawnTs("apps/api/src/server.ts", env, [], prof);
   await api.waitFor(/Server listening/, 60_000);
 
   interface Outcome {

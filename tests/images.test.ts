@@ -24,7 +24,7 @@ describe("docker/Dockerfile", () => {
     expect(runtime).not.toMatch(/--include=dev/);
     expect(runtime).toMatch(/COPY --from=build \/app\/packages\/db\/src\/generated/);
     // The processes run compiled JavaScript built in the build stage (scripts/build.ts), not tsx.
-    expect(runtime).toMatch(/^CMD \["node", "--enable-source-maps", "apps\/api\/dist\/server\.mjs"\]$/m);
+    expect(runtime).toMatch(/^CMD \["node", "apps\/api\/dist\/server\.mjs"\]$/m);
     expect(runtime).toMatch(/COPY --from=build \/app\/apps\/api\/dist apps\/api\/dist/);
   });
 

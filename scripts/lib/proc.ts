@@ -67,7 +67,7 @@ export interface Spawned {
 export function spawnTs(entry: string, env: Record<string, string | undefined>, args: string[] = [], nodeArgs: string[] = []): Spawned {
   const compiled = COMPILED[entry];
   if (compiled) ensureBuilt();
-  const argv = compiled ? [...nodeArgs, "--enable-source-maps", compiled, ...args] : [...nodeArgs, "--import", "tsx", entry, ...args];
+  const argv = compiled ? [...nodeArgs, compiled, ...args] : [...nodeArgs, "--import", "tsx", entry, ...args];
   const child = spawn(process.execPath, argv, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },

@@ -35,8 +35,10 @@ export async function startStack(env: Record<string, string | undefined>): Promi
     QUEUE_PREFIX: env.QUEUE_PREFIX ?? `loopsmith-stack-${process.pid}`,
   };
   const tenant = await createTenantWithCli(full, `stack-${process.pid}`);
-  const api = spawnTs("apps/api/src/server.ts", full);
-  const runner = spawnTs("apps/runner/src/main.ts", full);
+  // STACK_CPU_PROF=<dir>: both processes write a V8 CPU profile there when they exit (a bench's hot spots).
+  const prof = process.env.STACK_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.STACK_CPU_PROF}`] : [];
+  const api = spawnTs("apps/api/src/server.ts", full, [], prof);
+  const runner = spawnTs("apps/runner/src/main.ts", full, [], prof);
   const stop = async () => {
     api.child.kill("SIGTERM");
     runner.child.kill("SIGTERM");
