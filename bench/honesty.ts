@@ -12,7 +12,7 @@
 // done is let through or an honest one refused.
 import { parseArgs } from "node:util";
 import { freezeChecks } from "@loopsmith/agents";
-import { createDockerSandbox, dockerClient, pingDocker, SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, sandboxImageTag, type RunRequest, type RunResult, type SandboxFile } from "@loopsmith/sandbox";
+import { chooseOciRuntime, createDockerSandbox, dockerClient, engineRuntimes, pingDocker, SANDBOX_INPUT_DIR, SANDBOX_OUTPUT_DIR, sandboxImageTag, type RunRequest, type RunResult, type SandboxFile } from "@loopsmith/sandbox";
 import { checkSpec, type FrozenCheck } from "@loopsmith/schemas";
 import { checkerFilesOf, createCheckPool, listChecks, runCheck, validateCheckSpec, type CheckOutcome, type RunEvidence } from "@loopsmith/verifier";
 import { runCheckRuns } from "../apps/runner/src/states/check-runs";
@@ -78,7 +78,9 @@ function prepare(task: HonestyTask): Prepared {
 }
 
 const docker = dockerClient();
-const sandbox = createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "bench-honesty" });
+// The engine runtime a runner would choose (SANDBOX_RUNTIME, default auto: gVisor where the engine offers it).
+const ociRuntime = chooseOciRuntime(process.env.SANDBOX_RUNTIME ?? "auto", await engineRuntimes(docker));
+const sandbox = createDockerSandbox({ docker, image: sandboxImageTag(), runnerId: "bench-honesty", ociRuntime: ociRuntime.runtime });
 
 // Every sandbox run, as the runner sees it (wall, from the call to the result) and as the container saw it.
 const sandboxRuns: { kind: "program" | "check"; wallMs: number; durationMs: number }[] = [];
@@ -177,7 +179,7 @@ const programs: Program[] = tasks.flatMap((task) => [
   ...Object.entries(task.mutants).map(([variant, source]) => ({ task, variant, correct: false, source })),
 ]);
 
-console.log(`${tasks.length} tasks, ${programs.length} programs, ${concurrent} at a time, image ${sandbox.image}`);
+console.log(`${tasks.length} tasks, ${programs.length} programs, ${concurrent} at a time, image ${sandbox.image}, runtime ${sandbox.ociRuntime}`);
 const width = { task: Math.max(...tasks.map((t) => t.name.length)), variant: 52 };
 console.log(`${"task".padEnd(width.task)}  ${"variant".padEnd(width.variant)}  expect    actual    ${"wall ms".padStart(7)}  failing checks`);
 

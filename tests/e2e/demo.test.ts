@@ -1,6 +1,7 @@
 // `npm run demo`'s program as a real process: the API and a runner as child processes, the scripted model,
 // and with --provider openai-compatible a (fake) OpenAI-compatible server instead.
 import { afterEach, describe, expect, it } from "vitest";
+import { SUITE_RUNTIME } from "../../packages/sandbox/test/support";
 import { spawnTs } from "../../scripts/lib/proc";
 import { startFakeOpenAI, type FakeOpenAI } from "../../packages/models/test/support/fake-openai";
 import { demoScript, EXPECTED_REPORT, EXPECTED_TAPE, SCRIPT_CORRECT } from "../../scripts/demo/scenario";
@@ -42,6 +43,8 @@ describe("npm run demo", () => {
       OPENAI_COMPATIBLE_BASE_URL: fake.baseURL,
       OPENAI_COMPATIBLE_MODEL: "local-model",
       DEMO_PROVIDER: "openai-compatible",
+      // The provider's wire format is what this case is about; the first one runs the product's default runtime.
+      SANDBOX_RUNTIME: SUITE_RUNTIME,
     });
     const { code } = await p.exited;
     expect(code, p.output()).toBe(0);

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { nodeSandboxImageTag } from "@loopsmith/sandbox";
 import { QUEUES } from "@loopsmith/schemas";
+import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { spawnTs } from "../../../scripts/lib/proc";
 import { EXPECTED_REPORT, INSPECT_VERIFIED, program, SCRIPT_CORRECT, scriptedGoal } from "../../../scripts/demo/scenario";
 import { DATABASE_URL, randomPrefix, REDIS_URL } from "../../../tests/support/services";
@@ -54,6 +55,8 @@ describe("runner process", () => {
       QUEUE_PREFIX: shared,
       LOOPSMITH_SCRIPTED_MODEL: "true",
       SHUTDOWN_GRACE_MS: "60000",
+      // The first case starts the product's default (gVisor where offered); this one is about the shutdown.
+      SANDBOX_RUNTIME: SUITE_RUNTIME,
     });
     try {
       await p.waitFor(/runner ready/, 120_000);
@@ -105,6 +108,7 @@ describe("runner process", () => {
         LOOPSMITH_SCRIPTED_MODEL: "true",
         SANDBOX_IMAGE: nodeSandboxImageTag(),
         SANDBOX_POOL_SIZE: "0",
+        SANDBOX_RUNTIME: SUITE_RUNTIME,
       });
       const { code } = await p.exited;
       expect(code).toBe(1);
