@@ -136,9 +136,20 @@ const worker = runner.worker;
 try {
   // Alive before the self-check's container exists, so that no other runner's sweep removes it.
   await runner.heartbeat();
+} catch (err) {
+  log.fatal({ err }, "start-up failed");
+  process.exit(1);
+}
+
+// Beside taking work (below): the leftover sweep, the image check, the pool's start and then the self-check.
+// No program runs before the self-check passed (the gated sandbox), so a job taken meanwhile waits; on a
+// restart after a crash, removing the dead life's containers (seconds under gVisor) no longer holds up the
+// runner's readiness. A failure exits having run nothing; a step in hand is redelivered once its lock lapses.
+void (async () => {
   // Sandbox containers carry their runner's label. Ours from a previous life are leftovers; another
   // runner's are leftovers when that runner's heartbeat expired (it died) or the container outlived its
-  // deadline. The periodic sweep repeats this while the runner lives.
+  // deadline. The periodic sweep repeats this while the runner lives. The pool starts after it: the sweep of
+  // our own label would take the pool's new containers for a previous life's.
   const removed =
     (await removeLeftovers(docker, { runnerId })) +
     (await removeLeftovers(docker, {
@@ -148,24 +159,16 @@ try {
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
   if (!(await imageExists(docker, image))) throw new Error(`sandbox image ${image} is missing: run npm run sandbox:image`);
   sandbox.start();
-} catch (err) {
-  log.fatal({ err }, "start-up failed");
-  process.exit(1);
-}
-
-// Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the sandbox
-// kills a program at its time limit.
-void Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]).then(
-  ([check, probe]) => {
-    log.info({ image, ...check }, "sandbox self-check passed");
-    const endless = probe.run;
-    if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
-    log.info({ durationMs: endless.durationMs }, "sandbox kills a never-ending program at its time limit");
-    vouch(check);
-  },
-).catch((err: unknown) => {
+  // Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the sandbox
+  // kills a program at its time limit.
+  const [check, probe] = await Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]);
+  log.info({ image, ...check }, "sandbox self-check passed");
+  const endless = probe.run;
+  if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
+  log.info({ durationMs: endless.durationMs }, "sandbox kills a never-ending program at its time limit");
+  vouch(check);
+})().catch((err: unknown) => {
   refuse(err);
-  // No program ran on this runner (runs wait for the check); a step in hand is redelivered once its lock lapses.
   log.fatal({ err }, "start-up failed");
   process.exit(1);
 });
