@@ -136,12 +136,15 @@ const worker = runner.worker;
 try {
   // Alive before the self-check's container exists, so that no other runner's sweep removes it.
   await runner.heartbeat();
+  // Before taking work: a runner without its image (a deployment that forgot to build it) would take jobs only
+  // to die with them, and a supervisor restarting it would spend the steps' tries.
+  if (!(await imageExists(docker, image))) throw new Error(`sandbox image ${image} is missing: run npm run sandbox:image`);
 } catch (err) {
   log.fatal({ err }, "start-up failed");
   process.exit(1);
 }
 
-// Beside taking work (below): the leftover sweep, the image check, the pool's start and then the self-check.
+// Beside taking work (below): the leftover sweep, the pool's start and then the self-check.
 // No program runs before the self-check passed (the gated sandbox), so a job taken meanwhile waits; on a
 // restart after a crash, removing the dead life's containers (seconds under gVisor) no longer holds up the
 // runner's readiness. A failure exits having run nothing; a step in hand is redelivered once its lock lapses.
@@ -157,7 +160,6 @@ void (async () => {
       isAlive: async (owner) => (await connection.exists(`${config.QUEUE_PREFIX}:runner:${owner}`)) === 1,
     }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
-  if (!(await imageExists(docker, image))) throw new Error(`sandbox image ${image} is missing: run npm run sandbox:image`);
   sandbox.start();
   // Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the sandbox
   // kills a program at its time limit.

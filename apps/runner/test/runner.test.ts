@@ -120,16 +120,27 @@ describe("runner process", () => {
     }
   });
 
-  it("refuses to start when the sandbox image is missing", async () => {
-    const p = spawnTs("apps/runner/src/main.ts", {
-      DATABASE_URL,
-      REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      SANDBOX_IMAGE: "loopsmith/does-not-exist:0",
-    });
-    const { code } = await p.exited;
-    expect(code).toBe(1);
-    expect(p.output()).toMatch(/start-up failed/);
-    expect(p.output()).toMatch(/does-not-exist/);
+  it("refuses to start when the sandbox image is missing, having taken no job", async () => {
+    // Queued first: a runner without its image must not take it (it would die with it, and a supervisor
+    // restarting the runner would spend the step's tries).
+    const queue = new Queue(QUEUES.goals, { connection, prefix });
+    const job = await queue.add("step", { goalId: randomUUID(), version: 0 });
+    try {
+      const p = spawnTs("apps/runner/src/main.ts", {
+        DATABASE_URL,
+        REDIS_URL,
+        QUEUE_PREFIX: prefix,
+        SANDBOX_IMAGE: "loopsmith/does-not-exist:0",
+      });
+      const { code } = await p.exited;
+      expect(code).toBe(1);
+      expect(p.output()).toMatch(/start-up failed/);
+      expect(p.output()).toMatch(/does-not-exist/);
+      expect(p.output()).not.toMatch(/runner ready/);
+      expect(await job.getState()).toBe("waiting");
+    } finally {
+      await job.remove().catch(() => undefined);
+      await queue.close();
+    }
   });
 });
