@@ -20,6 +20,7 @@ import { QUEUES } from "@loopsmith/schemas";
 import { demoGoal } from "../scripts/demo/scenario";
 import { spawnTs } from "../scripts/lib/proc";
 import { createTenantWithCli, freePort } from "../scripts/lib/stack";
+import { cpuMsOf, cpuSince, cpuSnapshot, pidsNamed } from "./lib/cpu";
 import { pct } from "./lib/stats";
 
 const { values } = parseArgs({
@@ -79,6 +80,22 @@ async function measure(label: string, bundle?: string): Promise<void> {
       return { status: `client error ${(e as Error).name}`, ms: performance.now() - t };
     }
   };
+  // Whose CPU a phase spent, per request: the API process, Postgres (all its processes), Redis, this bench
+  // (the client), and the rest of the machine (other work on a shared machine competes for the same cores).
+  const parties = {
+    api: () => [api.child.pid!],
+    postgres: () => pidsNamed(/^postgres$/),
+    redis: () => pidsNamed(/^redis-server$/),
+    client: () => [process.pid],
+  };
+  const cpuLine = (before: ReturnType<typeof cpuSnapshot>, requests: number, wallMs: number, apiSysBefore: number) => {
+    const d = cpuSince(before, cpuSnapshot(parties));
+    const apiSys = cpuMsOf(api.child.pid!, "system") - apiSysBefore;
+    const ours = Object.values(d.parties).reduce((a, b) => a + b, 0);
+    const per = Object.entries(d.parties).map(([k, v]) => `${k} ${(v / requests).toFixed(2)}${k === "api" ? ` (in the kernel ${(apiSys / requests).toFixed(2)})` : ""}`).join(", ");
+    const cores = d.machineTotal / wallMs;
+    return `CPU ms per request: ${per}; machine busy ${((100 * d.machineBusy) / d.machineTotal).toFixed(0)}% of ${cores.toFixed(0)} cores (others ${((100 * Math.max(0, d.machineBusy - ours)) / d.machineTotal).toFixed(0)}%)`;
+  };
   const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`;
 
   try {
@@ -98,13 +115,20 @@ async function measure(label: string, bundle?: string): Promise<void> {
     {
       for (let i = 0; i < 10; i++) await post(); // warm-up
       const unloaded: number[] = [];
+      const unloadedCpu = cpuSnapshot(parties);
+      const unloadedSys = cpuMsOf(api.child.pid!, "system");
+      const unloadedStart = performance.now();
       for (let i = 0; i < Number(values.unloaded); i++) {
         const o = await post();
         if (o.status !== "202") throw new Error(`unloaded: POST ${o.status}`);
         unloaded.push(o.ms);
       }
+      const unloadedCpuLine = cpuLine(unloadedCpu, unloaded.length, performance.now() - unloadedStart, unloadedSys);
       // Open loop: requests leave on schedule whether or not the earlier ones were answered.
       const n = rate * seconds;
+      const logFrom = api.output().length;
+      const offeredCpu = cpuSnapshot(parties);
+      const offeredSys = cpuMsOf(api.child.pid!, "system");
       const started = performance.now();
       const pending: Promise<Outcome>[] = [];
       for (let i = 0; i < n; i++) {
@@ -114,12 +138,24 @@ async function measure(label: string, bundle?: string): Promise<void> {
       }
       const outcomes = await Promise.all(pending);
       const took = (performance.now() - started) / 1000;
+      const offeredCpuLine = cpuLine(offeredCpu, n, took * 1000, offeredSys);
       const counts = new Map<string, number>();
       for (const o of outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
       const ok = outcomes.filter((o) => o.status === "202").map((o) => o.ms);
       console.log(`  unloaded, one at a time                 ${fmt(unloaded)}`);
+      console.log(`    ${unloadedCpuLine}`);
       console.log(`  offered ${rate} req/s x ${seconds} s              ${ok.length ? fmt(ok) : "no 202"}`);
       console.log(`    answers                               ${[...counts].sort().map(([k, v]) => `${k}: ${v}`).join(", ")}; ${(ok.length / took).toFixed(0)} accepted/s`);
+      console.log(`    ${offeredCpuLine}`);
+      // The API's own figure (Fastify's elapsed time in its log line): from the request's first byte read to
+      // the answer written, without the client's and the sockets' share.
+      const server = api
+        .output()
+        .slice(logFrom)
+        .split("\n")
+        .filter((l) => l.includes('"request completed"') && l.includes('"POST"'))
+        .map((l) => (JSON.parse(l) as { responseTime: number }).responseTime);
+      console.log(`    as the API timed them                 ${server.length ? fmt(server) : "no log lines"}`);
     }
   } finally {
     api.child.kill("SIGTERM");

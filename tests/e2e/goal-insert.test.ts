@@ -1,9 +1,11 @@
 // issue 29: a submit's insert is one SQL statement (it was a six-round-trip transaction), and the tenant's
-// open-goal cap is counted by that statement. What the statement writes must be what the Prisma create
+// open-goal cap is checked by that statement against the tenant's open_goals, which a database trigger keeps
+// (counting the open goals on every submit cost about 1 µs per open goal). What the statement writes must be what the Prisma create
 // wrote: the goal with its defaults, its files, its workspace and tape row 0; a refused goal leaves nothing.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LoopSmithError } from "@loopsmith/core";
+import { isTerminal, STATES } from "@loopsmith/machine";
 import { checkApiKey, createPrisma, createTenant, goalsOf, type CreatedTenant } from "@loopsmith/db";
 import { transitionHash } from "@loopsmith/receipts";
 import { DATABASE_URL, randomPrefix, testSecretBox } from "../support/services";
@@ -137,6 +139,57 @@ describe("createGoal (issue 29)", () => {
       expect(await prisma.goal.count({ where: { tenantId: other.tenant_id } })).toBe(3);
     } finally {
       await prisma.tenant.delete({ where: { id: other.tenant_id } });
+    }
+  });
+});
+
+describe("tenants.open_goals, kept by the goals_open_count trigger", () => {
+  const openGoals = async (tenantId: string) => (await prisma.tenant.findUniqueOrThrow({ where: { id: tenantId } })).openGoals;
+  const counted = (tenantId: string) => prisma.goal.count({ where: { tenantId, state: { notIn: ["verified", "failed", "cancelled"] } } });
+
+  it("agrees with the machine's terminal states through every state, inserts in any state, deletes and a change of tenant", async () => {
+    const a = await createTenant(prisma, { name: randomPrefix("open-goals-a"), secretBox: testSecretBox() });
+    const b = await createTenant(prisma, { name: randomPrefix("open-goals-b"), secretBox: testSecretBox() });
+    try {
+      const g = await goalsOf(prisma, a.tenant_id).create(goal());
+      expect(await openGoals(a.tenant_id)).toBe(1);
+      // Every state in turn, from every other kind: open to open (plan -> ...), open to ended and back.
+      for (const state of [...STATES, ...[...STATES].reverse()]) {
+        await prisma.goal.update({ where: { id: g.id }, data: { state } });
+        expect({ state, open: await openGoals(a.tenant_id) }).toEqual({ state, open: isTerminal(state) ? 0 : 1 });
+      }
+      // Rows written by other code than createGoal count too, in whatever state they are written.
+      for (const state of STATES) {
+        await prisma.goal.create({ data: { tenantId: a.tenant_id, objective: "o", checks: [], inputs: [], maxAttempts: 1, budgets: {}, state } });
+      }
+      expect(await openGoals(a.tenant_id)).toBe(await counted(a.tenant_id));
+      // A goal moved to another tenant moves its count; a delete of an open goal lowers it, of an ended one not.
+      await prisma.goal.update({ where: { id: g.id }, data: { state: "plan", tenantId: b.tenant_id } });
+      expect([await openGoals(a.tenant_id), await openGoals(b.tenant_id)]).toEqual([await counted(a.tenant_id), 1]);
+      await prisma.goal.deleteMany({ where: { tenantId: a.tenant_id, state: "verified" } });
+      await prisma.goal.deleteMany({ where: { tenantId: a.tenant_id, state: "execute" } });
+      expect(await openGoals(a.tenant_id)).toBe(await counted(a.tenant_id));
+      expect(await openGoals(a.tenant_id)).toBe(STATES.filter((s) => !isTerminal(s)).length - 1);
+    } finally {
+      // Deleting a tenant deletes its open goals through the foreign key: their trigger finds no tenant row.
+      await prisma.tenant.delete({ where: { id: a.tenant_id } });
+      await prisma.tenant.delete({ where: { id: b.tenant_id } });
+    }
+  });
+
+  it("holds the cap exactly when one tenant's submits race", async () => {
+    const t = await createTenant(prisma, { name: randomPrefix("open-goals-race"), secretBox: testSecretBox() });
+    try {
+      const goals = goalsOf(prisma, t.tenant_id);
+      // The pool's ten connections open first, so that the submits below reach Postgres side by side.
+      await Promise.all(Array.from({ length: 10 }, () => prisma.$queryRaw`SELECT 1 AS one FROM pg_sleep(0.1)`));
+      const outcomes = await Promise.all(Array.from({ length: 24 }, () => goals.create(goal(), { limit: 5 }).then(() => "ok", (e: { code?: string }) => e.code)));
+      expect(outcomes.filter((o) => o === "ok")).toHaveLength(5);
+      expect(outcomes.filter((o) => o === "LS_ERR_GOAL_LIMIT")).toHaveLength(19);
+      expect(await prisma.goal.count({ where: { tenantId: t.tenant_id } })).toBe(5);
+      expect(await openGoals(t.tenant_id)).toBe(5);
+    } finally {
+      await prisma.tenant.delete({ where: { id: t.tenant_id } });
     }
   });
 });

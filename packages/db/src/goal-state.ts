@@ -3,7 +3,7 @@
 // either all of a step or none of it.
 import { randomUUID } from "node:crypto";
 import { LoopSmithError } from "@loopsmith/core";
-import { assertTransition, isState, isTerminal, STATES } from "@loopsmith/machine";
+import { assertTransition, isState, isTerminal } from "@loopsmith/machine";
 import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
@@ -64,18 +64,16 @@ export interface OpenGoalCap {
   limit: number;
 }
 
-/** The states a goal has not ended in: the open-goal cap counts these, so the index (tenant, state) finds them. */
-const OPEN_STATES = STATES.filter((s) => !isTerminal(s));
-
 /**
  * Insert a goal in its first state (`plan`, version 0) with tape row 0, its files and its workspace, in
  * one SQL statement: one round trip and no interactive transaction (issue 29: the Prisma transaction took
  * six round trips, BEGIN to COMMIT, holding a pooled connection throughout). A single statement is atomic.
  *
  * With `cap`, the statement inserts only while the tenant has fewer than `cap.limit` goals that have not
- * ended, counted in the same statement up to the limit over the (tenant, state) index, and throws
- * LS_ERR_GOAL_LIMIT otherwise. Statements running at the same moment do not see each other's rows, so
- * racing submits can pass the cap by as many as are in flight at once (the rate limit bounds those).
+ * ended, and throws LS_ERR_GOAL_LIMIT otherwise. It reads the tenant's `open_goals` (kept by the database's
+ * goals_open_count trigger, so a submit costs the same with 10 or 10,000 goals open) under the tenant row's
+ * lock, which the insert's own trigger then raises: racing submits of one tenant take turns at that lock for
+ * the rest of the statement, and the cap is exact.
  *
  * A second goal with the tenant's idempotency key fails with Prisma's unique-violation code, P2002.
  */
@@ -119,7 +117,7 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
   if (goal.pinned != null) columns.push(["pinned", json(goal.pinned)]);
 
   const under = cap
-    ? `WHERE (SELECT count(*) FROM (SELECT 1 FROM "goals" WHERE "tenant_id" = ${p(goal.tenantId, "::uuid")} AND "state" = ANY(${p(OPEN_STATES, "::text[]")}) LIMIT ${p(cap.limit, "::int")}) AS open) < ${p(cap.limit, "::int")}`
+    ? `WHERE (SELECT "open_goals" FROM "tenants" WHERE "id" = ${p(goal.tenantId, "::uuid")} FOR NO KEY UPDATE) < ${p(cap.limit, "::int")}`
     : "";
   const files = (table: string, list: { name: string; content: Buffer; sha256: string }[]) =>
     list.length === 0
