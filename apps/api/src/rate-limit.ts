@@ -30,26 +30,38 @@ export function authFailureKey(prefix: string, address: string, windowStartMinut
   return `${prefix}:rl-authfail:${address}:${windowStartMinute}`;
 }
 
-/** Counts this request in the tenant's current window; resolves with the count so far (this one included). */
-async function count(s: RateLimitSettings, key: string, timeoutMs: number, by = 1): Promise<number> {
-  // The key outlives its window by a full window after the last write, so instances whose clocks lag a
-  // little still count into it; the window in the key name, not the TTL, is what bounds the count.
-  const exec = s.redis.multi().incrby(key, by).pexpire(key, RATE_WINDOW_MS).exec();
+/** What `reply` resolves with, or a rejection when Redis has not answered within timeoutMs. */
+async function withinTimeout<T>(reply: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer from Redis within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
-    const replies = await Promise.race([exec, timeout]);
-    if (!replies) throw new Error("the MULTI was aborted");
-    const [incrErr, n] = replies[0] ?? [new Error("no INCRBY reply"), null];
-    if (incrErr) throw incrErr;
-    if (typeof n !== "number") throw new Error(`INCR answered ${String(n)}`);
-    return n;
+    return await Promise.race([reply, timeout]);
   } finally {
     clearTimeout(timer);
-    exec.catch(() => undefined); // a late failure after the timeout has nobody to tell
+    reply.catch(() => undefined); // a late failure after the timeout has nobody to tell
   }
+}
+
+/** Counts this request in the tenant's current window; resolves with the count so far (this one included). */
+async function count(s: RateLimitSettings, key: string, timeoutMs: number): Promise<number> {
+  // The key outlives its window by a full window after the last write, so instances whose clocks lag a
+  // little still count into it; the window in the key name, not the TTL, is what bounds the count.
+  const replies = await withinTimeout(s.redis.multi().incr(key).pexpire(key, RATE_WINDOW_MS).exec(), timeoutMs);
+  if (!replies) throw new Error("the MULTI was aborted");
+  const [incrErr, n] = replies[0] ?? [new Error("no INCR reply"), null];
+  if (incrErr) throw incrErr;
+  if (typeof n !== "number") throw new Error(`INCR answered ${String(n)}`);
+  return n;
+}
+
+/** The count so far in a window, without counting (one GET: every authenticated request reads it). */
+async function peek(s: RateLimitSettings, key: string, timeoutMs: number): Promise<number> {
+  const v = await withinTimeout(s.redis.get(key), timeoutMs);
+  const n = v === null ? 0 : Number(v);
+  if (!Number.isSafeInteger(n)) throw new Error(`GET answered ${v}`);
+  return n;
 }
 
 /** Registers the limiter as an onRequest hook. Call it after registerAuth: hooks run in order. */
@@ -100,7 +112,7 @@ export function registerAuthFailureLimit(app: FastifyInstance, settings: () => R
     const window = Math.floor(now / RATE_WINDOW_MS);
     let n: number;
     try {
-      n = await count(s, authFailureKey(s.prefix ?? "loopsmith", req.ip, window), s.timeoutMs ?? 1000, 0);
+      n = await peek(s, authFailureKey(s.prefix ?? "loopsmith", req.ip, window), s.timeoutMs ?? 1000);
     } catch (err) {
       req.log.warn({ err }, "auth failure limiter unavailable; request let through");
       return;

@@ -171,7 +171,8 @@ export const goalRoutes: FastifyPluginAsyncZod<{ deps: () => Services }> = async
       const goals = goalsOf(deps.prisma, tenant.id);
       const body = req.body;
       const key = req.headers["idempotency-key"];
-      const requestHash = createHash("sha256").update(stableJson(body)).digest("hex");
+      // Only a retry with the same key compares bodies: without a key there is nothing to hash.
+      const requestHash = key ? createHash("sha256").update(stableJson(body)).digest("hex") : null;
       const accepted = (id: string, replayed: boolean) => {
         const statusUrl = `/goals/${id}`;
         if (replayed) reply.header("idempotent-replayed", "true");
