@@ -9,7 +9,7 @@ import { z } from "zod";
 import { createLogger, loopsmithVersion, parseConfig } from "@loopsmith/core";
 import { createPrisma, createTenant, type CreatedTenant } from "@loopsmith/db";
 import { createModel, modelConfigSchema, type ModelConfig } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, nodeSandboxImageTag, routeSandbox, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
+import { createDockerSandbox, dockerClient, NAMESPACE_LABEL, nodeSandboxImageTag, routeSandbox, RUNNER_LABEL, sandboxImageTag, sandboxPurpose } from "@loopsmith/sandbox";
 import { budgetConfigSchema, goalStepJob, QUEUES, stepRetryConfigSchema, type GoalJob, type GoalView } from "@loopsmith/schemas";
 import { createWebhookQueue, loadWebhookSecretBox, webhookConfigSchema } from "@loopsmith/webhooks";
 import { build } from "../../apps/api/src/app";
@@ -237,6 +237,11 @@ async function createLoop(opts: LoopOptions = {}) {
   const close = async () => {
     await runner?.close();
     await sandbox.close();
+    // Runner processes a file started on this prefix and killed leave their containers behind (a self-check's
+    // never-ending probe runs until some runner's sweep finds it overdue, a core's worth of CPU meanwhile).
+    const docker = dockerClient(opts.dockerHost);
+    const left = await docker.listContainers({ all: true, filters: { label: [`${NAMESPACE_LABEL}=${prefix}`] } }).catch(() => []);
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
     await app.close();
     await queue.obliterate({ force: true }).catch(() => undefined);
     await webhookQueue.obliterate({ force: true }).catch(() => undefined);
