@@ -19,8 +19,8 @@ beforeAll(async () => {
   for (const ociRuntime of TEST_RUNTIMES) {
     // Under gVisor the waiting interpreter pre-imports json alone: the program still runs in the forked,
     // pre-imported parent (the in-process path), but each case's fresh container no longer spends 2.6 s
-    // importing numpy and pandas under ptrace (about 60 s of this file alone). The production pre-import is
-X
+    // importing numpy and pandas under ptrace (about 35 s of this file alone). The production pre-import is
+    // runc's here; under gVisor the exploit suite's hostile programs run in it (loops with preimport: true).
     const preimport = ociRuntime === "runsc" ? { preimport: ["json"] } : {};
     const pooled = createDockerSandbox({ docker, image, runnerId, log: quietLog, pool: { size: 1, ...preimport }, ociRuntime });
     sandboxes.set(ociRuntime, { cold: createDockerSandbox({ docker, image, runnerId, log: quietLog, ociRuntime }), pooled });
