@@ -1,12 +1,12 @@
 -- AlterTable
 ALTER TABLE "tenants" ADD COLUMN     "open_goals" INTEGER NOT NULL DEFAULT 0;
 
--- The count is the database's own: one function keeps it on every insert, delete and change of a goal's
--- state or tenant, whichever code (or person) makes the change. A goal has ended in verified, failed and
--- cancelled (the machine's terminal states); every other state is open. The triggers fire only when a
--- row's open-ness (or tenant) changes, so the runner's many updates of an open goal's version touch
--- nothing. Creating them locks the goals table against writes until this migration commits, so the count
--- below cannot miss a goal written meanwhile.
+-- The database keeps the count itself: one function keeps it on every insert, delete and change of the
+-- state or tenant of a goal, whichever code (or person) makes the change. A goal has ended in verified,
+-- failed and cancelled (the terminal states of the machine); every other state is open. The triggers fire
+-- only when the open-ness (or the tenant) of a row changes, so the many updates of the version of an open
+-- goal by the runner touch nothing. Creating them locks the goals table against writes until this
+-- migration commits, so the count below cannot miss a goal written meanwhile.
 CREATE FUNCTION "goals_open_count"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP IN ('UPDATE', 'DELETE') AND OLD."state" NOT IN ('verified', 'failed', 'cancelled') THEN

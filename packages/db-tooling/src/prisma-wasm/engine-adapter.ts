@@ -1,7 +1,8 @@
 // The driver adapter the wasm schema engine talks to Postgres through: @prisma/adapter-pg, wrapped in
-// Prisma's own error-capturing binding, with one fix. The engine's schema describer selects catalog
+// Prisma's own error-capturing binding, with two fixes. The engine's schema describer selects catalog
 // columns of Postgres' internal "char" type (pg_class.relkind, ...), which adapter-pg 7.10 rejects as an
 // unsupported native type. Its values arrive from pg as strings already, so they are relabelled as text.
+// And a script (a migration) is run whole, not split at every ";" (see patchAdapter).
 // Shadow databases are created here rather than by adapter-pg's connectToShadowDb(), which (7.10) has two
 // bugs: built from a connection string, its "shadow" pool silently opens the main database (pg lets the
 // URL override `database`) and replays every migration into it; and it drops the shadow database before
@@ -59,6 +60,20 @@ function patchAdapter<T extends object>(adapter: T): T {
     });
   };
   Reflect.set(p, "connect", patchedConnect);
+  // adapter-pg 7.10 runs a script by splitting it at every ";", inside a function body or a comment too, so
+  // a migration that creates a plpgsql function (prisma/migrations/*_tenant_open_goals) failed to replay in
+  // the shadow database. Postgres runs a script of many statements as sent (the simple query protocol).
+  const onError: unknown = Reflect.get(adapter, "onError");
+  if (typeof onError !== "function") {
+    throw new Error("@prisma/adapter-pg changed shape: cannot find its onError (packages/db-tooling/src/prisma-wasm/engine-adapter.ts)");
+  }
+  Reflect.set(adapter, "executeScript", async (script: string) => {
+    try {
+      await p.query(script);
+    } catch (e) {
+      (onError as (e: unknown) => never).call(adapter, e);
+    }
+  });
   return adapter;
 }
 
