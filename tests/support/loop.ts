@@ -239,7 +239,9 @@ async function createLoop(opts: LoopOptions = {}) {
     await sandbox.close();
     // Runner processes a file started on this prefix and killed leave their containers behind (a self-check's
     // never-ending probe runs until some runner's sweep finds it overdue, a core's worth of CPU meanwhile).
-    const docker = dockerClient(opts.dockerHost);
+    // The engine itself, not opts.dockerHost: this is the harness's clean-up, not a call the runner makes (a
+    // socket proxy in front refuses a listing by namespace, and its test counts refusals).
+    const docker = dockerClient();
     const left = await docker.listContainers({ all: true, filters: { label: [`${NAMESPACE_LABEL}=${prefix}`] } }).catch(() => []);
     await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
     await app.close();
