@@ -5,7 +5,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LoopSmithError } from "@loopsmith/core";
-import { isTerminal, STATES } from "@loopsmith/machine";
+import { isTerminal, STATES, TERMINAL_STATES } from "@loopsmith/machine";
 import { checkApiKey, createPrisma, createTenant, goalsOf, type CreatedTenant } from "@loopsmith/db";
 import { transitionHash } from "@loopsmith/receipts";
 import { DATABASE_URL, randomPrefix, testSecretBox } from "../support/services";
@@ -145,7 +145,7 @@ describe("createGoal (issue 29)", () => {
 
 describe("tenants.open_goals, kept by the goals_open_count trigger", () => {
   const openGoals = async (tenantId: string) => (await prisma.tenant.findUniqueOrThrow({ where: { id: tenantId } })).openGoals;
-  const counted = (tenantId: string) => prisma.goal.count({ where: { tenantId, state: { notIn: ["verified", "failed", "cancelled"] } } });
+  const counted = (tenantId: string) => prisma.goal.count({ where: { tenantId, state: { notIn: [...TERMINAL_STATES] } } });
 
   it("agrees with the machine's terminal states through every state, inserts in any state, deletes and a change of tenant", async () => {
     const a = await createTenant(prisma, { name: randomPrefix("open-goals-a"), secretBox: testSecretBox() });
