@@ -10,7 +10,7 @@
 // The bound: with C worker slots across the runners, T tenants with work and a cap of K, a step of one
 // tenant waits behind at most K * T steps (each of the tenant's own K, and K of every other), however
 // many goals any tenant has submitted; the deferred ones cost a quick read each when they come back.
-import { workingGoalsAhead, type PrismaClient } from "@loopsmith/db";
+import { workingGoalsAhead, type Goal, type PrismaClient } from "@loopsmith/db";
 import { WORKING_STATES } from "@loopsmith/machine";
 import { storedBudgets, type GoalJob } from "@loopsmith/schemas";
 
@@ -37,13 +37,12 @@ export function deferDelay(ahead: number, cap: TenantCap): number {
 
 const isWorking = (s: string) => (WORKING_STATES as readonly string[]).includes(s);
 
-/** Whether this step may run now, or how long to put it back for. */
-export async function admitStep(prisma: PrismaClient, job: GoalJob, cap: TenantCap, now: Date): Promise<Admission> {
+/**
+ * Whether this step may run now, or how long to put it back for. `goal`: the job's goal as the step will
+ * load it (read once for both: the step takes it from here).
+ */
+export async function admitStep(prisma: PrismaClient, job: GoalJob, goal: Goal | null, cap: TenantCap, now: Date): Promise<Admission> {
   if (cap.maxActive <= 0) return { run: true };
-  const goal = await prisma.goal.findUnique({
-    where: { id: job.goalId },
-    select: { id: true, tenantId: true, queuePrefix: true, createdAt: true, state: true, version: true, budgets: true, maxAttempts: true },
-  });
   // A step that would not run (missing goal, stale job, ended or parked goal) is runStep's to judge.
   if (!goal || goal.version !== job.version || !isWorking(goal.state)) return { run: true };
   // The wall-clock budget counts from submission, waiting included: a goal whose budget ran out while it

@@ -132,11 +132,12 @@ export function createRunner(deps: RunnerDeps): Runner {
     const tries = spent + 1;
     let deferred: { ahead: number; delayMs: number } | undefined;
     try {
-      const admission = await admitStep(prisma, job, tenantCap, stepDeps.now());
+      const goal = await prisma.goal.findUnique({ where: { id: job.goalId } });
+      const admission = await admitStep(prisma, job, goal, tenantCap, stepDeps.now());
       if (admission.run) {
         // Once per job, when its step really starts: a step deferred by tenant fairness counts its whole wait.
         if (spent === 0) metrics.jobStarted({ queue: QUEUES.goals, waitSeconds: (Date.now() - meta.dueAt) / 1000 });
-        const outcome = await runStep(stepDeps, job);
+        const outcome = await runStep(stepDeps, job, goal);
         if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
         return outcome;
       }

@@ -32,8 +32,9 @@ export interface StepRunnerDeps extends StepDeps {
 
 const isWorking = (s: string) => (WORKING_STATES as readonly string[]).includes(s);
 
-export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepOutcome> {
-  const goal = await deps.prisma.goal.findUnique({ where: { id: job.goalId } });
+/** `loaded`: the job's goal, read by the caller just before (the tenant's admission reads it too). */
+export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal | null): Promise<StepOutcome> {
+  const goal = loaded !== undefined ? loaded : await deps.prisma.goal.findUnique({ where: { id: job.goalId } });
   if (!goal) return { done: false, skipped: "missing" };
   if (!isState(goal.state) || isTerminal(goal.state)) return { done: false, skipped: "terminal", state: goal.state };
   // A job scheduled from an older version already happened (or was superseded): doing it again would
@@ -59,8 +60,10 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob): Promise<StepO
       return (model ??= deps.models(modelSpec.parse(goal.model)));
     },
   };
-  // When the goal entered this state (its latest tape row), for the time-in-state histogram.
-  const enteredAt = deps.metrics ? await enteredStateAt(deps.prisma, goal) : goal.updatedAt;
+  // When the goal entered this state, for the time-in-state histogram: the move's own update of the row
+  // (advanceGoal's CAS sets updated_at in the transaction that writes the tape row; a webhook receiver
+  // disabled by a 410 is the one other write to the row, which makes that state's observation shorter).
+  const enteredAt = goal.updatedAt;
   const watcher = watchForMove(deps.prisma, goal, abort, deps.watchIntervalMs ?? 1000);
   let result: StepResult;
   try {
@@ -150,11 +153,6 @@ export function dataRefusal(e: unknown): string | undefined {
   }
   // The reason is itself stored: keep it short and free of anything Postgres would refuse again.
   return why === undefined ? undefined : storable(why).text.slice(0, REFUSAL_MAX);
-}
-
-async function enteredStateAt(prisma: PrismaClient, goal: Goal): Promise<Date> {
-  const row = await prisma.transition.findFirst({ where: { goalId: goal.id }, orderBy: { seq: "desc" }, select: { at: true } });
-  return row?.at ?? goal.createdAt;
 }
 
 /** What follows a committed move: its webhook deliveries, and the next step (or the approval timeout). */

@@ -53,16 +53,24 @@ export async function loadPlan(prisma: PrismaClient, goalId: string): Promise<Fr
  * stored on its row once it ran.
  */
 export async function loadLatestCode(prisma: Pick<PrismaClient, "transition">, goalId: string): Promise<GeneratedCode> {
+  return (await loadLatestAttempt(prisma, goalId)).code;
+}
+
+/** The latest attempt's code (see loadLatestCode) and the detail of the EXECUTE row that ran it, once it ran. */
+export async function loadLatestAttempt(prisma: Pick<PrismaClient, "transition">, goalId: string): Promise<{ code: GeneratedCode; ran?: unknown }> {
+  // One after the other: a schedule's pin reads this inside a transaction.
   const row =
     (await prisma.transition.findFirst({
       // Not a resume from errored: that row carries no code.
       where: { goalId, toState: "execute", fromState: { in: ["generate", "refine"] } },
       orderBy: { seq: "desc" },
-    })) ??
-    missing("the generated code", goalId);
-  const ran = await prisma.transition.findFirst({ where: { goalId, fromState: "execute", toState: "inspect", seq: { gt: row.seq } }, orderBy: { seq: "desc" }, select: { detail: true } });
-  const chosen = (ran?.detail as { chosen?: { code?: unknown } } | undefined)?.chosen?.code;
-  return generatedCode.parse(chosen ?? (row.detail as { code?: unknown }).code);
+      select: { seq: true, detail: true },
+    })) ?? missing("the generated code", goalId);
+  const ran = await prisma.transition.findFirst({ where: { goalId, fromState: "execute", toState: "inspect" }, orderBy: { seq: "desc" }, select: { seq: true, detail: true } });
+  // The run of this code, not of an earlier attempt's.
+  const detail = ran && ran.seq > row.seq ? ran.detail : undefined;
+  const chosen = (detail as { chosen?: { code?: unknown } } | undefined)?.chosen?.code;
+  return { code: generatedCode.parse(chosen ?? (row.detail as { code?: unknown }).code), ...(detail !== undefined ? { ran: detail } : {}) };
 }
 
 /**

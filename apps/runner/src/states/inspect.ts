@@ -6,7 +6,7 @@ import { jsonDepth, parseJsonExact } from "@loopsmith/verifier";
 import { workspaceEvidence } from "./attempt";
 import { loadCheckerFiles, loadCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadExecution, loadInputs, loadLatestCode, loadPlan, loadWorkspace, runSummary } from "./evidence";
+import { loadExecution, loadInputs, loadLatestAttempt, loadPlan, loadWorkspace, runSummary } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const inspect: StateHandler = async (ctx, deps) => {
@@ -14,18 +14,15 @@ export const inspect: StateHandler = async (ctx, deps) => {
   const attempt = goal.attempts;
   const { plan, checks } = await loadPlan(deps.prisma, goal.id);
   const exec = await loadExecution(deps.prisma, goal.id, attempt);
-  const artifactErrors = ((await deps.prisma.transition.findFirst({
-    where: { goalId: goal.id, fromState: "execute", toState: "inspect" },
-    orderBy: { seq: "desc" },
-  }))?.detail as { artifact_errors?: string[] } | undefined)?.artifact_errors ?? [];
-
-  const [inputs, checkerFiles, runs, code, workspace] = await Promise.all([
+  const [inputs, checkerFiles, runs, { code, ran }, workspace] = await Promise.all([
     loadInputs(deps.prisma, goal.id),
     loadCheckerFiles(deps.prisma, goal.id),
     loadCheckRuns(deps.prisma, goal.id, attempt),
-    loadLatestCode(deps.prisma, goal.id),
+    loadLatestAttempt(deps.prisma, goal.id),
     loadWorkspace(deps.prisma, goal.id),
   ]);
+  // What EXECUTE could not collect, from the row that moved the goal here.
+  const artifactErrors = (ran as { artifact_errors?: string[] } | undefined)?.artifact_errors ?? [];
   // issue 14: what the attempt changed in the workspace (command checks fail an edit of a locked file).
   const changed = workspaceEvidence(workspace, code);
   // Off the event loop, each check under its time limit (see the verifier's pool).

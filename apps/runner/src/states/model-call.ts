@@ -74,8 +74,7 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
   else await reserve(ctx, deps, req, key, base, price);
   try {
     const res = await model.complete(req);
-    const row = {
-      ...base,
+    const answer = {
       tokensIn: res.usage.inputTokens,
       tokensOut: res.usage.outputTokens,
       costUsd: costUsd(price, res.usage),
@@ -83,8 +82,14 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
       response: res.output as Prisma.InputJsonValue,
       error: null,
     };
-    await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
-    report(deps, row, "ok");
+    // The reservation row carries the request already: the answer settles it without sending the prompt
+    // again. Should that row be gone (moved aside meanwhile), the answer is written whole.
+    const settled = await deps.prisma.modelCall.updateMany({ where: key, data: answer });
+    if (settled.count === 0) {
+      const row = { ...base, ...answer };
+      await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
+    }
+    report(deps, { ...base, ...answer }, "ok");
     return { ok: true, output: res.output, reused: false };
   } catch (e) {
     // A provider that is down or busy (5xx, 429, network, timeout) fails the step, not the goal: the job
