@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "../scripts/demo/scenario";
 import { runGoal, startStack, timeInStates } from "../scripts/lib/stack";
+import { containersCpuMs, cpuSince, cpuSnapshot, pidsNamed } from "./lib/cpu";
 import { pct } from "./lib/stats";
 
 const { values } = parseArgs({
@@ -37,6 +38,18 @@ for (const size of values.pool.split(",")) {
     await runGoal<GoalView>(stack, demoGoal(), POLL_MS);
 
     const goals: GoalView[] = [];
+    // CPU per goal by party: the runner process (its main thread, check threads and pool worker), the API
+    // (answering the bench's polls too), Postgres, and the whole machine (the sandbox containers and the
+    // engine's own processes are most of what is left).
+    const parties = {
+      runner: () => [stack.runner.child.pid!],
+      api: () => [stack.api.child.pid!],
+      postgres: () => pidsNamed(/^postgres$/),
+      // Long-lived engine processes; a container's short-lived runc processes count only in the machine's.
+      engine: () => pidsNamed(/^(dockerd|containerd|containerd-shim)/),
+    };
+    const cpuBefore = cpuSnapshot(parties);
+    const containersBefore = containersCpuMs();
     const started = performance.now();
     for (let i = 0; i < total; i += concurrent) {
       const batch = Array.from({ length: Math.min(concurrent, total - i) }, () => runGoal<GoalView>(stack, demoGoal(), POLL_MS));
@@ -46,6 +59,8 @@ for (const size of values.pool.split(",")) {
       }
     }
     const elapsed = performance.now() - started;
+    const cpu = cpuSince(cpuBefore, cpuSnapshot(parties));
+    const containers = containersCpuMs() - containersBefore;
 
     const states = goals.map((g) => timeInStates(g.transitions));
     const col = (f: (g: GoalView, s: Record<string, number>) => number) => goals.map((g, i) => Math.round(f(g, states[i]!)));
@@ -61,6 +76,12 @@ for (const size of values.pool.split(",")) {
     const plane = col((g) => g.cost.wall_time_ms - g.cost.sandbox_ms);
     const share = goals.map((g) => (100 * (g.cost.wall_time_ms - g.cost.sandbox_ms)) / g.cost.wall_time_ms);
     console.log(`control plane (wall - sandbox runs):   ${stat(plane)}; median ${pct(share, 50).toFixed(0)}% of the goal (target <= 10%: ${pct(share, 50) <= 10 ? "met" : "NOT met"})`);
+    const perGoal = (ms: number) => `${Math.round(ms / goals.length)} ms`;
+    console.log(
+      `CPU per goal:                          runner ${perGoal(cpu.parties.runner!)}, API ${perGoal(cpu.parties.api!)}, Postgres ${perGoal(cpu.parties.postgres!)}, ` +
+        `engine ${perGoal(cpu.parties.engine!)}, inside containers ${Number.isNaN(containers) ? "(not measured here)" : perGoal(containers)}; ` +
+        `machine ${perGoal(cpu.machineBusy)} (${Math.round((100 * cpu.machineBusy) / cpu.machineTotal)}% busy)`,
+    );
     console.log(`per EXECUTE step:                      ${stat(goals.flatMap((g) => timeInStatesList(g, "execute")))}`);
     console.log(`per model step (PLAN/GENERATE/REFINE): ${stat(goals.flatMap((g) => ["plan", "generate", "refine"].flatMap((s) => timeInStatesList(g, s))))}`);
     summary.push(
