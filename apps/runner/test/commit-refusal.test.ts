@@ -6,12 +6,12 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, LoopSmithError, parseConfig } from "@loopsmith/core";
 import { createPrisma, type PrismaClient } from "@loopsmith/db";
-import { createModel } from "@loopsmith/models";
 import { createDockerSandbox, dockerClient, sandboxImageTag, type RunResult, type Sandbox } from "@loopsmith/sandbox";
 import { DATABASE_URL } from "../../../tests/support/services";
 import { hostileGoal, startLoop, type Loop } from "../../../tests/support/loop";
 import { runnerConfigSchema } from "../src/config";
 import { dataRefusal, runStep, type StepRunnerDeps } from "../src/step";
+import { stepDeps } from "./support/step-deps";
 import { createCheckPool } from "@loopsmith/verifier";
 
 let loop: Loop;
@@ -31,18 +31,7 @@ afterAll(async () => {
 });
 
 function depsWith(sandbox: Sandbox, prisma: PrismaClient = loop.prisma): StepRunnerDeps {
-  return {
-    prisma,
-    sandbox,
-    checks,
-    models: (spec) => createModel(spec, config),
-    config,
-    log,
-    now: () => new Date(),
-    enqueue: async () => undefined,
-    deliver: async () => undefined,
-    approvalTimeoutMs: 60_000,
-  };
+  return stepDeps({ prisma, sandbox, checks, config, log });
 }
 
 /** The real sandbox, with `spoil` applied to each result; counts the runs. */

@@ -2,16 +2,14 @@
 // the answer settles the reservation that carried the request, and still lands when that reservation was
 // moved aside while the call was in flight (as a second runner retrying the step does).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, parseConfig } from "@loopsmith/core";
-import { createModel } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
+import { parseConfig } from "@loopsmith/core";
 import { createCheckPool } from "@loopsmith/verifier";
 import { startFakeOpenAI, type FakeOpenAI } from "../../../packages/models/test/support/fake-openai";
-import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { demoGoal, demoScript } from "../../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../../../tests/support/loop";
 import { runnerConfigSchema } from "../src/config";
 import { runStep, type StepRunnerDeps } from "../src/step";
+import { stepDeps } from "./support/step-deps";
 
 let loop: Loop;
 let fake: FakeOpenAI;
@@ -32,19 +30,12 @@ beforeAll(async () => {
   const env = { OPENAI_COMPATIBLE_BASE_URL: fake.baseURL, OPENAI_COMPATIBLE_MODEL: "fake-ledger-7b", MODEL_HTTP_RETRIES: "0" };
   loop = await startLoop({ runner: false, env });
   const config = parseConfig(runnerConfigSchema, env);
-  const log = createLogger({ name: "test", level: "silent" });
-  deps = {
+  deps = stepDeps({
     prisma: loop.prisma,
-    sandbox: createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log, ociRuntime: SUITE_RUNTIME }),
+    sandbox: { runnerId: loop.prefix },
     checks,
-    models: (spec) => createModel(spec, config),
     config,
-    log,
-    now: () => new Date(),
-    enqueue: async () => undefined,
-    deliver: async () => undefined,
-    approvalTimeoutMs: 60_000,
-  };
+  });
 });
 afterAll(async () => {
   await checks.close();

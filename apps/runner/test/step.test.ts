@@ -1,15 +1,13 @@
 // One step of one goal against real Postgres and the real sandbox, with the scheduling of the next step
 // recorded instead of queued, so that redeliveries and races can be staged exactly.
-import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, parseConfig } from "@loopsmith/core";
-import { createModel } from "@loopsmith/models";
-import { createDockerSandbox, dockerClient, sandboxImageTag } from "@loopsmith/sandbox";
+import { parseConfig } from "@loopsmith/core";
 import type { GoalJob } from "@loopsmith/schemas";
 import { demoGoal } from "../../../scripts/demo/scenario";
 import { startLoop, type Loop } from "../../../tests/support/loop";
 import { runnerConfigSchema } from "../src/config";
 import { runStep, type StepRunnerDeps } from "../src/step";
+import { stepDeps } from "./support/step-deps";
 import { createCheckPool } from "@loopsmith/verifier";
 
 let loop: Loop;
@@ -21,21 +19,15 @@ const checks = createCheckPool({ timeoutMs: 30_000 });
 beforeAll(async () => {
   loop = await startLoop({ runner: false });
   const config = parseConfig(runnerConfigSchema, { LOOPSMITH_SCRIPTED_MODEL: "true" });
-  const log = createLogger({ name: "test", level: "silent" });
-  deps = {
+  deps = stepDeps({
     prisma: loop.prisma,
-    sandbox: createDockerSandbox({ docker: dockerClient(), image: sandboxImageTag(), runnerId: loop.prefix, log, ociRuntime: SUITE_RUNTIME }),
+    sandbox: { runnerId: loop.prefix },
     checks,
-    models: (spec) => createModel(spec, config),
     config,
-    log,
-    now: () => new Date(),
     enqueue: async (job) => {
       scheduled.push(job);
     },
-    deliver: async () => undefined,
-    approvalTimeoutMs: 60_000,
-  };
+  });
 });
 afterAll(async () => {
   await checks.close();
