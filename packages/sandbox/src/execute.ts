@@ -1,7 +1,7 @@
 // One run in a started container: send the request, enforce the timeout and the caller's abort, wait for the
 // output, and turn what came back into a RunResult (classifying a run cut short from outside as an outage).
 import type Docker from "dockerode";
-import { killedFromOutside, relaysOutput, type ImageRef } from "./container";
+import { killedFromOutside, oomLogged, relaysOutput, type ImageRef } from "./container";
 import { STREAM_DRAIN_MS, captureOutput, parseTrailer, requestHeader, trailerExitCode, type Io } from "./io";
 import { Sanitiser } from "./storable";
 import { SandboxInterrupted, type Artifact, type JudgeResult, type RunRequest, type RunResult, type SandboxLimits, type SandboxLog } from "./types";
@@ -62,6 +62,8 @@ export async function execute(
   // trailer without an exit code leaves the container's own).
   if (waited === undefined && (trailerExitCode(trailer) ?? 137) === 137) waited = await c.exited;
   const state = (await container.inspect()).State;
+  // Killed by SIGKILL, not by us, and not flagged: the engine may have had the OOM event after the exit.
+  const oomKilled = state.OOMKilled === true || (!timedOut && !aborted && waited?.StatusCode === 137 && (await oomLogged(docker, container.id, startedWallMs)));
 
   const artifactErrors: string[] = [];
   let exitCode = waited?.StatusCode ?? -1;
@@ -79,7 +81,7 @@ export async function execute(
       throw new SandboxInterrupted(`the sandbox container was stopped from outside during the run (container exit ${waited?.StatusCode})`);
     }
     artifactErrors.push(
-      state.OOMKilled
+      oomKilled
         ? "out of memory: the container was killed before artifacts were collected"
         : `no artifacts collected: the sandbox bootstrap did not finish (container exit ${waited?.StatusCode}${drainedInTime ? "" : ", output stream did not drain"})`,
     );
@@ -113,7 +115,7 @@ export async function execute(
     imageDigest: img.digest,
     ociRuntime: deps.ociRuntime,
     limits,
-    oomKilled: state.OOMKilled === true,
+    oomKilled,
     aborted,
     pooled,
     ...(judge ? { judge: { ...judge, errors: judge.errors.map((m) => clean.clean("a judge error message", m)) } } : {}),
