@@ -61,6 +61,17 @@ try {
       [id],
     ),
   );
+  await time("Prisma: the same one statement, $queryRawUnsafe", () =>
+    prisma.$queryRawUnsafe(
+      `WITH u AS (UPDATE goals SET version = 0 WHERE id = $1::uuid AND version = -1 RETURNING id),
+            h AS (SELECT hash FROM transitions WHERE goal_id = $1::uuid AND seq = 0),
+            l AS (SELECT * FROM transitions WHERE goal_id = $1::uuid ORDER BY seq DESC LIMIT 1)
+       SELECT (SELECT count(*) FROM u)::int AS n, (SELECT hash FROM h), (SELECT to_jsonb(l) FROM l) AS l, (SELECT version FROM goals WHERE id = $1::uuid)`,
+      id,
+    ),
+  );
+  await time("Prisma: findUnique of a goal (outside a transaction)", () => prisma.goal.findUnique({ where: { id } }));
+  await time("pg: SELECT * of a goal", () => pool.query("SELECT * FROM goals WHERE id = $1", [id]));
 } finally {
   await prisma.$disconnect();
   await pool.end();

@@ -89,14 +89,18 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
         ...(move.to === "verified" ? { verified: true, report: r.report as object } : {}),
       },
       failure: r.failure,
-      effects: async (tx) => {
-        await r.effects?.(tx);
-        // After the step's rows (the check results) and before the webhook, which carries the receipt.
-        if (move.to === "verified" && deps.receipts) await issueReceipt(tx, goal.id, deps.receipts, deps.now());
-        // A schedule's verified goal: its program is what the schedule's next tick runs first.
-        if (move.to === "verified") await pinVerified(tx, goal, deps.now());
-        await announceMove(tx, goal, move.to);
-      },
+      rows: r.rows,
+      // Only a move that ends the goal or asks its client has writes beyond its rows (most moves are one statement).
+      effects:
+        move.to === "verified" || eventForState(move.to, goal)
+          ? async (tx) => {
+              // After the step's rows (the check results) and before the webhook, which carries the receipt.
+              if (move.to === "verified" && deps.receipts) await issueReceipt(tx, goal.id, deps.receipts, deps.now());
+              // A schedule's verified goal: its program is what the schedule's next tick runs first.
+              if (move.to === "verified") await pinVerified(tx, goal, deps.now());
+              await announceMove(tx, goal, move.to);
+            }
+          : undefined,
     });
 
   try {

@@ -8,6 +8,7 @@ import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
 import { buildFailureReport } from "./goal-view";
+import { insertRowsSql, type RowInsert } from "./rows";
 import type { Tx } from "./tx";
 
 export type { Tx } from "./tx";
@@ -177,54 +178,71 @@ export interface Advance {
   to: string;
   /** The evidence for this move, stored on the tape row. */
   detail: Prisma.InputJsonValue;
-  /** Goal columns that change with the move. */
-  patch?: Pick<Prisma.GoalUpdateManyMutationInput, "attempts" | "verified" | "report" | "budgets">;
+  /** Goal columns that change with the move (undefined: left as they are). */
+  patch?: { attempts?: number; verified?: boolean; report?: unknown; budgets?: unknown };
   /** The machine's reason for a move to `failed`: stored on the tape row and as the goal's failure reason. */
   reason?: string;
   /** When the move happens (finishedAt of a terminal move); default now. */
   at?: Date;
   /** For moves to `failed`: a message for the failure report, and extra fields (the stuck hashes...). */
   failure?: { message: string; extra?: Partial<FailureReport> };
-  /** Rows written in the same transaction (the execution, check results, the plan...). */
+  /** Rows written with the move, in its statement (the execution, its artifacts, check results, the plan...). */
+  rows?: RowInsert[];
+  /** Writes that need reads of their own (the receipt, webhook deliveries), in the move's transaction after its rows. */
   effects?: (tx: Tx) => Promise<void>;
 }
 
+/**
+ * Moves a goal: compare-and-set on its version and state, its tape row, and the move's rows, all in one SQL
+ * statement (the data-modifying CTEs insert only when the CAS matched). A move with `effects`, or to
+ * `failed` (which builds its report from what is stored), runs that statement and then those in one
+ * interactive transaction; every other move is the one statement, one round trip (issue 29: the
+ * interactive transaction took a round trip per row, 25-30 ms for an EXECUTE's commit on a busy machine).
+ */
 export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<{ version: number }> {
   assertTransition(move.from, move.to);
   const version = move.fromVersion + 1;
-  await prisma.$transaction(async (tx) => {
-    const ends = isState(move.to) && isTerminal(move.to);
-    const cas = await tx.goal.updateMany({
-      where: { id: move.goalId, version: move.fromVersion, state: move.from },
-      data: {
-        ...move.patch,
-        ...(ends ? { finishedAt: move.at ?? new Date() } : {}),
-        ...(move.to === "failed" ? { failureReason: move.reason ?? "unknown" } : {}),
-        state: move.to,
-        version,
-      },
-    });
-    if (cas.count !== 1) {
-      throw new LoopSmithError(
-        "LS_ERR_STALE_VERSION",
-        `goal ${move.goalId} is no longer at version ${move.fromVersion} in state ${move.from}`,
-      );
+  // The row before ours was written by the move that brought the goal to fromVersion and never changes
+  // (the tape is append-only); if the goal moved on meanwhile, the CAS below matches nothing.
+  const prev = await prisma.transition.findUnique({ where: { goalId_seq: { goalId: move.goalId, seq: move.fromVersion } }, select: { hash: true } });
+  const at = new Date();
+  const ends = isState(move.to) && isTerminal(move.to);
+  const detail = move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail;
+  const hash = hashRow(prev?.hash ?? "", { seq: version, from: move.from, to: move.to, at, detail });
+
+  const params: unknown[] = [];
+  const p = (v: unknown, cast: string) => {
+    params.push(v);
+    return `$${params.length}::${cast}`;
+  };
+  const json = (v: unknown) => p(v === undefined || v === null ? null : JSON.stringify(v), "jsonb");
+  const set: string[] = [`"state" = ${p(move.to, "text")}`, `"version" = ${p(version, "int")}`, `"updated_at" = ${p(at.toISOString(), "timestamptz")}`];
+  const patch = move.patch ?? {};
+  if (patch.attempts !== undefined) set.push(`"attempts" = ${p(patch.attempts, "int")}`);
+  if (patch.verified !== undefined) set.push(`"verified" = ${p(patch.verified, "boolean")}`);
+  if (patch.report !== undefined) set.push(`"report" = ${json(patch.report)}`);
+  if (patch.budgets !== undefined) set.push(`"budgets" = ${json(patch.budgets)}`);
+  if (ends) set.push(`"finished_at" = ${p((move.at ?? new Date()).toISOString(), "timestamptz")}`);
+  if (move.to === "failed") set.push(`"failure_reason" = ${p(move.reason ?? "unknown", "text")}`);
+  const sql = [
+    `WITH cas AS (UPDATE "goals" SET ${set.join(", ")} WHERE "id" = ${p(move.goalId, "uuid")} AND "version" = ${p(move.fromVersion, "int")} AND "state" = ${p(move.from, "text")} RETURNING "id")`,
+    `, tape AS (INSERT INTO "transitions" ("id", "goal_id", "seq", "from_state", "to_state", "at", "detail", "hash") SELECT ${p(randomUUID(), "uuid")}, cas."id", ${p(version, "int")}, ${p(move.from, "text")}, ${p(move.to, "text")}, ${p(at.toISOString(), "timestamptz")}, ${json(detail)}, ${p(hash, "text")} FROM cas)`,
+    insertRowsSql(move.rows ?? [], "cas", p),
+    ` SELECT count(*)::int AS "moved" FROM cas`,
+  ].join("");
+
+  const write = async (db: PrismaClient | Tx) => {
+    const [row] = await db.$queryRawUnsafe<{ moved: number }[]>(sql, ...params);
+    if (Number(row?.moved) !== 1) {
+      throw new LoopSmithError("LS_ERR_STALE_VERSION", `goal ${move.goalId} is no longer at version ${move.fromVersion} in state ${move.from}`);
     }
-    const detail = move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail;
-    // The CAS above makes this the only writer of row `version`, so the row before it cannot change under us.
-    const prev = await tx.transition.findUnique({ where: { goalId_seq: { goalId: move.goalId, seq: move.fromVersion } }, select: { hash: true } });
-    const at = new Date();
-    await tx.transition.create({
-      data: {
-        goalId: move.goalId,
-        seq: version,
-        fromState: move.from,
-        toState: move.to,
-        at,
-        detail,
-        hash: hashRow(prev?.hash ?? "", { seq: version, from: move.from, to: move.to, at, detail }),
-      },
-    });
+  };
+  if (!move.effects && move.to !== "failed") {
+    await write(prisma);
+    return { version };
+  }
+  await prisma.$transaction(async (tx) => {
+    await write(tx);
     await move.effects?.(tx);
     // Every failed goal carries its report, written with the row that failed it.
     if (move.to === "failed") {

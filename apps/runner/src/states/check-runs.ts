@@ -2,7 +2,7 @@
 // (planCheckRuns), run here in fresh containers of their own after the program's run, and stored with
 // the attempt's execution, so that INSPECT, and an INSPECT resumed after a crash, judges this evidence
 // and never runs the program's code again.
-import type { PrismaClient, Tx } from "@loopsmith/db";
+import { checkRunRow, type PrismaClient, type RowInsert } from "@loopsmith/db";
 import type { RunPurpose, RunResult, Sandbox, SandboxFile } from "@loopsmith/sandbox";
 import type { FrozenCheck, Language } from "@loopsmith/schemas";
 import { planCheckRuns, rerunsFailed, type RunEvidence, type SandboxPlanContext } from "@loopsmith/verifier";
@@ -112,11 +112,9 @@ export function decodeRuns(bytes: Uint8Array): RunEvidence[] {
   return plain.map(({ judge, ...r }) => ({ ...r, artifacts: bytesOf(r.artifacts), ...(judge ? { judge: { ...judge, files: bytesOf(judge.files) } } : {}) }));
 }
 
-export async function storeCheckRuns(tx: Tx, goalId: string, executionId: string, attempt: number, runs: CheckRunsOfCheck[]): Promise<void> {
-  if (runs.length === 0) return;
-  await tx.checkRun.createMany({
-    data: runs.map((r) => ({ goalId, executionId, attempt, checkIndex: r.index, checkId: r.checkId, evidence: encodeRuns(r.runs) })),
-  });
+/** The rows that store an attempt's check runs with its execution. */
+export function checkRunRows(goalId: string, executionId: string, attempt: number, runs: CheckRunsOfCheck[]): RowInsert[] {
+  return runs.map((r) => checkRunRow({ goalId, executionId, attempt, checkIndex: r.index, checkId: r.checkId, evidence: encodeRuns(r.runs) }));
 }
 
 /** Each check's runs for an attempt, by the check's index in the frozen plan. */

@@ -2,7 +2,7 @@
 // the checks) and describe the outcome as data: an event for the machine, the evidence for the tape, and
 // the rows to write. They never write goal state themselves; step.ts does, through @loopsmith/db.
 import type { Logger, Metrics } from "@loopsmith/core";
-import type { Goal, PrismaClient, Tx } from "@loopsmith/db";
+import type { Goal, PrismaClient, RowInsert } from "@loopsmith/db";
 import type { MachineEvent } from "@loopsmith/machine";
 import type { LoopModel, PricingConfig } from "@loopsmith/models";
 import type { FailureReport } from "@loopsmith/schemas";
@@ -47,8 +47,8 @@ export interface StepResult {
   attempts?: number;
   /** The verified report, when the step's evidence makes the goal verifiable. */
   report?: unknown;
-  /** Rows written in the same transaction as the move. */
-  effects?: (tx: Tx) => Promise<void>;
+  /** Rows written with the move, in its one statement (the plan, the execution, check results...). */
+  rows?: RowInsert[];
   /** For moves to failed: the report's message and extra fields. */
   failure?: { message: string; extra?: Partial<FailureReport> };
   /**

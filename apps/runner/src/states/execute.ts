@@ -3,13 +3,13 @@
 // a sandbox that cannot run at all throws (and the job is retried).
 import { createHash } from "node:crypto";
 import { storable } from "@loopsmith/core";
-import type { Tx } from "@loopsmith/db";
+import { artifactRow, executionRow } from "@loopsmith/db";
 import { describeLimits, type Artifact } from "@loopsmith/sandbox";
 import { storedBudgets, type Language } from "@loopsmith/schemas";
 import { applyAttempt, WORKSPACE_FILES_PREFIX, WORKSPACE_PATCH, workspacePatch } from "@loopsmith/verifier";
 import { attemptFiles, runProgram, type GoalWorkspace, type ProgramRun } from "./attempt";
 import { chooseCandidate, loadLatestCandidates, triedSummary, tryCandidate, type Tried } from "./candidates";
-import { loadCheckerFiles, storeCheckRuns, summarizeCheckRuns } from "./check-runs";
+import { checkRunRows, loadCheckerFiles, summarizeCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
 import { loadInputs, loadPlan, loadWorkspace } from "./evidence";
 
@@ -121,48 +121,36 @@ export const execute: StateHandler = async (ctx, deps) => {
         }
       : {}),
   };
-  const record = (tx: Tx, evidence: { stdout: string; stderr: string; artifacts: Artifact[] }) =>
-    tx.execution.create({
-      data: {
-        goalId: goal.id,
-        attempt,
-        exitCode: run.exitCode,
-        stdout: evidence.stdout,
-        stderr: evidence.stderr,
-        stdoutTruncated: BigInt(run.stdoutTruncatedBytes),
-        stderrTruncated: BigInt(run.stderrTruncatedBytes),
-        durationMs: Math.round(run.durationMs),
-        timedOut: run.timedOut,
-        oomKilled: run.oomKilled,
-        artifacts: evidence.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
-        imageId: run.imageId,
-        imageDigest: run.imageDigest,
-        sandboxRuntime: run.ociRuntime,
-        scriptSha256,
-        limits: describeLimits(run.limits, timeoutMs),
-        script: code.source,
-      },
+  const record = (evidence: { stdout: string; stderr: string; artifacts: Artifact[] }) =>
+    executionRow({
+      goalId: goal.id,
+      attempt,
+      exitCode: run.exitCode,
+      stdout: evidence.stdout,
+      stderr: evidence.stderr,
+      stdoutTruncated: run.stdoutTruncatedBytes,
+      stderrTruncated: run.stderrTruncatedBytes,
+      durationMs: Math.round(run.durationMs),
+      timedOut: run.timedOut,
+      oomKilled: run.oomKilled,
+      artifacts: evidence.artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
+      imageId: run.imageId,
+      imageDigest: run.imageDigest ?? null,
+      sandboxRuntime: run.ociRuntime ?? null,
+      scriptSha256,
+      limits: describeLimits(run.limits, timeoutMs),
+      script: code.source,
     });
+  const exec = record(run);
   return {
     event: { type: "EXECUTED" },
     attempts: attempt,
     detail,
-    effects: async (tx) => {
-      const exec = await record(tx, run);
-      await storeCheckRuns(tx, goal.id, exec.id, attempt, checkRuns);
-      if (run.artifacts.length > 0) {
-        await tx.artifact.createMany({
-          data: run.artifacts.map((a) => ({
-            goalId: goal.id,
-            executionId: exec.id,
-            name: a.name,
-            sha256: a.sha256,
-            size: a.size,
-            content: new Uint8Array(a.content),
-          })),
-        });
-      }
-    },
+    rows: [
+      exec.row,
+      ...checkRunRows(goal.id, exec.id, attempt, checkRuns),
+      ...run.artifacts.map((a) => artifactRow({ goalId: goal.id, executionId: exec.id, name: a.name, sha256: a.sha256, size: a.size, content: a.content })),
+    ],
     // The program ran and its outcome stands: running hostile code again because its output could not be
     // stored would hand it another go. So the outcome (exit code, timeout, OOM, timing) is recorded once,
     // with the output that could not be stored replaced by a note, and INSPECT judges what is left.
@@ -171,9 +159,7 @@ export const execute: StateHandler = async (ctx, deps) => {
       return {
         attempts: attempt,
         detail: { ...detail, artifacts: [], artifact_errors: [note], stderr_tail: note, notes: [...run.notes, note], evidence_dropped: true },
-        effects: async (tx) => {
-          await record(tx, { stdout: note, stderr: note, artifacts: [] });
-        },
+        rows: [record({ stdout: note, stderr: note, artifacts: [] }).row],
       };
     },
   };

@@ -1,7 +1,7 @@
 // INSPECT: the deterministic checks run first and are ground truth; then the inspector model judges the
 // run knowing their results. The machine, not this handler, turns both into the next state.
 import { applyVeto, errorClass, inspectorRequest, outcomeHash, stuckHashes } from "@loopsmith/agents";
-import { asJson, type Tx } from "@loopsmith/db";
+import { checkResultRow } from "@loopsmith/db";
 import { jsonDepth, parseJsonExact } from "@loopsmith/verifier";
 import { workspaceEvidence } from "./attempt";
 import { loadCheckerFiles, loadCheckRuns } from "./check-runs";
@@ -54,25 +54,23 @@ export const inspect: StateHandler = async (ctx, deps) => {
   const turn = pinnedHeld
     ? { ok: true as const, output: { verified: true, failing_checks: [] as string[], diagnosis: "The pinned program passed every check on this tick's inputs; no model was asked.", fix_hint: "", infeasible: null } }
     : await modelTurn(ctx, deps, inspectorRequest({ plan, success: goal.success, checks, outcomes, run }));
-  const effects = async (tx: Tx) => {
-    await tx.checkResult.createMany({
-      data: outcomes.map((o) => ({
-        goalId: goal.id,
-        executionId: exec.id,
-        attempt,
-        checkId: o.id,
-        params: o.params as object,
-        passed: o.passed,
-        message: o.message,
-        feedback: o.feedback,
-        hidden: o.hidden,
-        findings: asJson(o.findings),
-        ...(o.flaky ? { flaky: o.flaky } : {}),
-      })),
-    });
-  };
+  const rows = outcomes.map((o) =>
+    checkResultRow({
+      goalId: goal.id,
+      executionId: exec.id,
+      attempt,
+      checkId: o.id,
+      params: o.params,
+      passed: o.passed,
+      message: o.message,
+      feedback: o.feedback,
+      hidden: o.hidden,
+      findings: o.findings,
+      flaky: o.flaky ?? null,
+    }),
+  );
   const checksDetail = outcomes.map((o) => ({ id: o.id, passed: o.passed, message: o.message, ...(o.hidden ? { hidden: true } : {}), ...(o.flaky ? { flaky: o.flaky } : {}) }));
-  if (!turn.ok) return { ...modelFailed("inspect", turn.error), detail: { attempt, checks: checksDetail, model_error: turn.error }, effects };
+  if (!turn.ok) return { ...modelFailed("inspect", turn.error), detail: { attempt, checks: checksDetail, model_error: turn.error }, rows };
 
   const { inspection, overruled } = applyVeto(turn.output, outcomes);
   const giveUp = inspection.infeasible ?? null;
@@ -110,7 +108,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
     return {
       event: { type: "DECLARED_INFEASIBLE", onInfeasible: goal.onInfeasible === "ask" ? "ask" : "fail", attemptsLeft: attempt < goal.maxAttempts },
       detail: { ...detail, infeasible: { reason: giveUp.reason, declared_by: "inspector" } },
-      effects,
+      rows,
       failure: { message: `The inspector declared the goal infeasible: ${giveUp.reason}` },
     };
   }
@@ -125,7 +123,7 @@ export const inspect: StateHandler = async (ctx, deps) => {
     },
     detail,
     report,
-    effects,
+    rows,
     failure: repeating
       ? {
           message: `The same outcome (${hash}: same script, same failing checks, same error) came back ${repeating.length} times in the last ${deps.config.STUCK_WINDOW} attempts.`,

@@ -2,7 +2,7 @@
 // right from wrong?), then the planner turns the goal into a plan; the checks are frozen here (baseline +
 // the client's, binding + the planner's additions) and stored with the plan.
 import { freezeChecks, plannerRequest } from "@loopsmith/agents";
-import { asJson } from "@loopsmith/db";
+import { planRow } from "@loopsmith/db";
 import { checkSpec, frozenCheck, schedulePin, selfTestSpec, storedBudgets } from "@loopsmith/schemas";
 import { z } from "zod";
 import type { StateHandler } from "./context";
@@ -34,11 +34,7 @@ export const plan: StateHandler = async (ctx, deps) => {
     return {
       event: { type: "PLANNED" },
       detail: { pinned_from: pin.goal_id, approach: pin.plan.approach, checks: checks.map((c) => c.id), feedback: goal.feedback, self_test: selfTest },
-      effects: async (tx) => {
-        await tx.plan.create({
-          data: { goalId: goal.id, objective: pin.plan.objective, approach: asJson(pin.plan.approach), outputContract: String(pin.plan.output_contract), checks: asJson(checks) },
-        });
-      },
+      rows: [planRow({ goalId: goal.id, objective: pin.plan.objective, approach: pin.plan.approach, outputContract: String(pin.plan.output_contract), checks })],
     };
   }
   const req = plannerRequest({
@@ -63,16 +59,6 @@ export const plan: StateHandler = async (ctx, deps) => {
       feedback: goal.feedback,
       self_test: selfTest,
     },
-    effects: async (tx) => {
-      await tx.plan.create({
-        data: {
-          goalId: goal.id,
-          objective: turn.output.objective,
-          approach: turn.output.approach,
-          outputContract: turn.output.output_contract,
-          checks: asJson(checks),
-        },
-      });
-    },
+    rows: [planRow({ goalId: goal.id, objective: turn.output.objective, approach: turn.output.approach, outputContract: turn.output.output_contract, checks })],
   };
 };
