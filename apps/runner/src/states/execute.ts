@@ -37,21 +37,25 @@ async function workspaceDeliverable(workspace: GoalWorkspace, code: Parameters<t
 export const execute: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
   const attempt = goal.attempts + 1;
-  const candidates = await loadLatestCandidates(deps.prisma, goal.id);
-  const inputs = await loadInputs(deps.prisma, goal.id);
-  const workspace = await loadWorkspace(deps.prisma, goal.id);
+  // Side by side: a step's reads are independent round trips (issue 29).
+  const [candidates, inputs, workspace, { checks }, checkerFiles] = await Promise.all([
+    loadLatestCandidates(deps.prisma, goal.id),
+    loadInputs(deps.prisma, goal.id),
+    loadWorkspace(deps.prisma, goal.id),
+    loadPlan(deps.prisma, goal.id),
+    loadCheckerFiles(deps.prisma, goal.id),
+  ]);
   // The execution reserves its timeout against the wall-clock budget: it may use what is left, no more.
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
   const wallLeftMs = () => budgets.max_wall_seconds * 1000 - (deps.now().getTime() - goal.createdAt.getTime());
   const timeoutFor = () => Math.max(1, Math.min(budgets.execution_timeout_seconds * 1000, wallLeftMs()));
   let timeoutMs = timeoutFor();
 
-  const { checks } = await loadPlan(deps.prisma, goal.id);
   const runOpts = {
     inputs,
     language: goal.language as Language,
     workspace,
-    checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
+    checkerFiles,
     checks,
     timeLeftMs: wallLeftMs,
     signal: ctx.signal,

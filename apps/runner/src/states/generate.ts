@@ -12,15 +12,13 @@ export const generate: StateHandler = async (ctx, deps) => {
     const pin = schedulePin.parse(ctx.goal.pinned);
     return { event: { type: "CODE_READY" }, detail: { code: generatedCode.parse(pin.code), pinned_from: pin.goal_id } };
   }
-  const { plan, checks } = await loadPlan(deps.prisma, ctx.goal.id);
-  const req = generatorRequest({
-    plan,
-    checks,
-    inputs: await loadInputSummaries(deps.prisma, ctx.goal.id),
-    deliverable: ctx.goal.deliverable,
-    language: ctx.goal.language as Language,
-    workspace: await loadWorkspace(deps.prisma, ctx.goal.id),
-  });
+  // Side by side: a step's reads are independent round trips (issue 29).
+  const [{ plan, checks }, inputs, workspace] = await Promise.all([
+    loadPlan(deps.prisma, ctx.goal.id),
+    loadInputSummaries(deps.prisma, ctx.goal.id),
+    loadWorkspace(deps.prisma, ctx.goal.id),
+  ]);
+  const req = generatorRequest({ plan, checks, inputs, deliverable: ctx.goal.deliverable, language: ctx.goal.language as Language, workspace });
   // Best-of-N: N programs at once (one for most goals); EXECUTE runs and checks each. Only when every call
   // failed is the turn a failure.
   const n = ctx.goal.candidates;

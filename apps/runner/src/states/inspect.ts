@@ -12,14 +12,22 @@ import { modelFailed, modelTurn } from "./model-call";
 export const inspect: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
   const attempt = goal.attempts;
-  const { plan, checks } = await loadPlan(deps.prisma, goal.id);
-  const exec = await loadExecution(deps.prisma, goal.id, attempt);
-  const [inputs, checkerFiles, runs, { code, ran }, workspace] = await Promise.all([
+  // Side by side: a step's reads are independent round trips (issue 29).
+  const [{ plan, checks }, exec, inputs, checkerFiles, runs, { code, ran }, workspace, earlier] = await Promise.all([
+    loadPlan(deps.prisma, goal.id),
+    loadExecution(deps.prisma, goal.id, attempt),
     loadInputs(deps.prisma, goal.id),
     loadCheckerFiles(deps.prisma, goal.id),
     loadCheckRuns(deps.prisma, goal.id, attempt),
     loadLatestAttempt(deps.prisma, goal.id),
     loadWorkspace(deps.prisma, goal.id),
+    // The progress guard's history: earlier attempts' outcomes on the tape.
+    deps.prisma.transition.findMany({
+      // awaiting_approval: an attempt whose give-up the client overruled (a spending pause has no hash).
+      where: { goalId: goal.id, fromState: "inspect", toState: { in: ["refine", "failed", "verified", "awaiting_approval"] } },
+      orderBy: { seq: "asc" },
+      select: { detail: true },
+    }),
   ]);
   // What EXECUTE could not collect, from the row that moved the goal here.
   const artifactErrors = (ran as { artifact_errors?: string[] } | undefined)?.artifact_errors ?? [];
@@ -81,12 +89,6 @@ export const inspect: StateHandler = async (ctx, deps) => {
     script: exec.script,
     failingChecks: outcomes.filter((o) => !o.passed).map((o) => o.id),
     errorClass: errorClass(exec),
-  });
-  const earlier = await deps.prisma.transition.findMany({
-    // awaiting_approval: an attempt whose give-up the client overruled (a spending pause has no hash).
-    where: { goalId: goal.id, fromState: "inspect", toState: { in: ["refine", "failed", "verified", "awaiting_approval"] } },
-    orderBy: { seq: "asc" },
-    select: { detail: true },
   });
   const previous = earlier
     .map((t) => (t.detail as { outcome_hash?: unknown }).outcome_hash)

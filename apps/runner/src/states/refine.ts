@@ -10,33 +10,36 @@ import { modelFailed, modelTurns } from "./model-call";
 
 export const refine: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
-  const { plan } = await loadPlan(deps.prisma, goal.id);
-  const exec = await loadExecution(deps.prisma, goal.id, goal.attempts);
-  const failedRows = await deps.prisma.checkResult.findMany({
-    where: { goalId: goal.id, attempt: goal.attempts, passed: false },
-    orderBy: { createdAt: "asc" },
-  });
+  // Side by side: a step's reads are independent round trips (issue 29).
+  const [{ plan }, exec, failedRows, entered, latestCode, inspection, workspace] = await Promise.all([
+    loadPlan(deps.prisma, goal.id),
+    loadExecution(deps.prisma, goal.id, goal.attempts),
+    deps.prisma.checkResult.findMany({ where: { goalId: goal.id, attempt: goal.attempts, passed: false }, orderBy: { createdAt: "asc" } }),
+    // issue 27: the client approved going on after a give-up: the refiner hears the give-up and the note.
+    deps.prisma.transition.findFirst({
+      // A retry from errored carries nothing: the row that sent the goal here before it counts.
+      where: { goalId: goal.id, toState: "refine", fromState: { not: "errored" } },
+      orderBy: { seq: "desc" },
+    }),
+    loadLatestCode(deps.prisma, goal.id),
+    loadLatestInspection(deps.prisma, goal.id),
+    loadWorkspace(deps.prisma, goal.id),
+  ]);
   const failed = failedRows.map((r) =>
     checkOutcome.parse({ id: r.checkId, params: r.params, passed: r.passed, message: r.message, feedback: r.feedback || r.message, hidden: r.hidden, findings: r.findings }),
   );
-  // issue 27: the client approved going on after a give-up: the refiner hears the give-up and the note.
-  const entered = await deps.prisma.transition.findFirst({
-    // A retry from errored carries nothing: the row that sent the goal here before it counts.
-    where: { goalId: goal.id, toState: "refine", fromState: { not: "errored" } },
-    orderBy: { seq: "desc" },
-  });
   const overruled = entered?.fromState === "awaiting_approval" ? giveUpOf(entered.detail) : null;
   const note = (entered?.detail as { note?: unknown } | null)?.note;
   const req = refinerRequest({
     plan,
-    code: await loadLatestCode(deps.prisma, goal.id),
+    code: latestCode,
     run: runSummary(exec, goal.deliverable),
     failed,
-    inspection: await loadLatestInspection(deps.prisma, goal.id),
+    inspection,
     deliverable: goal.deliverable,
     feedback: goal.feedback === "retry_only" ? "retry_only" : "full",
     language: goal.language as Language,
-    workspace: await loadWorkspace(deps.prisma, goal.id),
+    workspace,
     overruledGiveUp: overruled ? { reason: overruled.reason, note: typeof note === "string" ? note : null } : null,
   });
   const n = goal.candidates;
