@@ -41,7 +41,7 @@ const isWorking = (s: string) => (WORKING_STATES as readonly string[]).includes(
  * Whether this step may run now, or how long to put it back for. `goal`: the job's goal as the step will
  * load it (read once for both: the step takes it from here).
  */
-export async function admitStep(prisma: PrismaClient, job: GoalJob, goal: Goal | null, cap: TenantCap, now: Date): Promise<Admission> {
+export async function admitStep(prisma: PrismaClient, job: GoalJob, goal: (Goal & { tenant?: { openGoals: number } }) | null, cap: TenantCap, now: Date): Promise<Admission> {
   if (cap.maxActive <= 0) return { run: true };
   // A step that would not run (missing goal, stale job, ended or parked goal) is runStep's to judge.
   if (!goal || goal.version !== job.version || !isWorking(goal.state)) return { run: true };
@@ -49,6 +49,9 @@ export async function admitStep(prisma: PrismaClient, job: GoalJob, goal: Goal |
   // waited is let through, and its step ends it (budget_wall) without doing any work.
   const { max_wall_seconds } = storedBudgets(goal.budgets, goal.maxAttempts);
   if ((now.getTime() - goal.createdAt.getTime()) / 1000 >= max_wall_seconds) return { run: true };
+  // The tenant's goals that have not ended (the database keeps the count), this one among them: at most
+  // the cap of them means fewer than the cap are working ahead of it, with no count to make.
+  if (goal.tenant && goal.tenant.openGoals <= cap.maxActive) return { run: true };
   const ahead = await workingGoalsAhead(prisma, goal, cap.maxActive + MAX_DEFER_FACTOR);
   if (ahead < cap.maxActive) return { run: true };
   return { run: false, ahead, delayMs: deferDelay(ahead, cap) };

@@ -132,7 +132,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     const tries = spent + 1;
     let deferred: { ahead: number; delayMs: number } | undefined;
     try {
-      const goal = await prisma.goal.findUnique({ where: { id: job.goalId } });
+      // With its tenant's count of open goals: below the cap, admission needs no count of its own.
+      const goal = await prisma.goal.findUnique({ where: { id: job.goalId }, include: { tenant: { select: { openGoals: true } } } });
       const admission = await admitStep(prisma, job, goal, tenantCap, stepDeps.now());
       if (admission.run) {
         // Once per job, when its step really starts: a step deferred by tenant fairness counts its whole wait.

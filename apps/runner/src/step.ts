@@ -1,7 +1,7 @@
 // One step of one goal: load it, check the job is not stale, run the handler of its state, let the machine
 // pick the next state, write the move (CAS + tape + evidence in one transaction), schedule what follows.
 import { errorCodeOf, publicError } from "@loopsmith/core";
-import { advanceGoal, asJson, type Goal, type PrismaClient } from "@loopsmith/db";
+import { advanceGoal, asJson, tapeHash, type Goal, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
 import { storable } from "@loopsmith/sandbox";
@@ -65,6 +65,9 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
   // disabled by a 410 is the one other write to the row, which makes that state's observation shorter).
   const enteredAt = goal.updatedAt;
   const watcher = watchForMove(deps.prisma, goal, abort, deps.watchIntervalMs ?? 1000);
+  // The commit chains its tape row to this one: read beside the handler's work, not after it (issue 29).
+  const prevHash = tapeHash(deps.prisma, goal.id, goal.version);
+  prevHash.catch(() => undefined); // awaited by the commit; a handler that throws first leaves it unread
   let result: StepResult;
   try {
     result = wallClockExceeded(goal, deps.now()) ?? (await HANDLERS[state](ctx, deps));
@@ -90,6 +93,7 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
       },
       failure: r.failure,
       rows: r.rows,
+      prevHash,
       // Only a move that ends the goal or asks its client has writes beyond its rows (most moves are one statement).
       effects:
         move.to === "verified" || eventForState(move.to, goal)

@@ -186,6 +186,11 @@ export interface Advance {
   at?: Date;
   /** For moves to `failed`: a message for the failure report, and extra fields (the stuck hashes...). */
   failure?: { message: string; extra?: Partial<FailureReport> };
+  /**
+   * The hash of the tape row at fromVersion, when the caller read it already (a step reads it beside its
+   * handler's work). That row never changes; a goal that moved on fails the CAS whatever was read.
+   */
+  prevHash?: Promise<string | null>;
   /** Rows written with the move, in its statement (the execution, its artifacts, check results, the plan...). */
   rows?: RowInsert[];
   /** Writes that need reads of their own (the receipt, webhook deliveries), in the move's transaction after its rows. */
@@ -204,11 +209,11 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
   const version = move.fromVersion + 1;
   // The row before ours was written by the move that brought the goal to fromVersion and never changes
   // (the tape is append-only); if the goal moved on meanwhile, the CAS below matches nothing.
-  const prev = await prisma.transition.findUnique({ where: { goalId_seq: { goalId: move.goalId, seq: move.fromVersion } }, select: { hash: true } });
+  const prevHash = await (move.prevHash ?? tapeHash(prisma, move.goalId, move.fromVersion));
   const at = new Date();
   const ends = isState(move.to) && isTerminal(move.to);
   const detail = move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail;
-  const hash = hashRow(prev?.hash ?? "", { seq: version, from: move.from, to: move.to, at, detail });
+  const hash = hashRow(prevHash ?? "", { seq: version, from: move.from, to: move.to, at, detail });
 
   const params: unknown[] = [];
   const p = (v: unknown, cast: string) => {
@@ -252,4 +257,10 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
     }
   });
   return { version };
+}
+
+/** The hash of a goal's tape row `seq` (null: no such row, or a row written before hashes). */
+export async function tapeHash(prisma: PrismaClient, goalId: string, seq: number): Promise<string | null> {
+  const row = await prisma.transition.findUnique({ where: { goalId_seq: { goalId, seq } }, select: { hash: true } });
+  return row?.hash ?? null;
 }

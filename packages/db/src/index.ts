@@ -26,7 +26,7 @@ export type {
 } from "./generated/client";
 
 // Goal-state writer: compare-and-set on Goal.version + tape append + the step's evidence, in one transaction.
-export { advanceGoal, asJson, createGoal, type Advance, type NewGoal, type OpenGoalCap, type Tx } from "./goal-state";
+export { advanceGoal, asJson, createGoal, tapeHash, type Advance, type NewGoal, type OpenGoalCap, type Tx } from "./goal-state";
 export { artifactRow, checkResultRow, checkRunRow, executionRow, planRow, type ExecutionData, type RowInsert } from "./rows";
 export { readSnapshot } from "./tx";
 
