@@ -3,6 +3,8 @@
 // moved aside while the call was in flight (as a second runner retrying the step does).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@loopsmith/core";
+import { Prisma } from "@loopsmith/db";
+import { MODEL_CALL_RESERVED } from "@loopsmith/schemas";
 import { createCheckPool } from "@loopsmith/verifier";
 import { startFakeOpenAI, type FakeOpenAI } from "../../../packages/models/test/support/fake-openai";
 import { demoGoal, demoScript } from "../../../scripts/demo/scenario";
@@ -14,6 +16,7 @@ import { stepDeps } from "./support/step-deps";
 let loop: Loop;
 let fake: FakeOpenAI;
 let deps: StepRunnerDeps;
+let config: ReturnType<typeof parseConfig<typeof runnerConfigSchema>>;
 const checks = createCheckPool({ timeoutMs: 30_000 });
 /** Runs while the fake holds the plan's answer (set by each test). */
 let whileHeld: () => Promise<void> = async () => undefined;
@@ -29,7 +32,7 @@ beforeAll(async () => {
   );
   const env = { OPENAI_COMPATIBLE_BASE_URL: fake.baseURL, OPENAI_COMPATIBLE_MODEL: "fake-ledger-7b", MODEL_HTTP_RETRIES: "0" };
   loop = await startLoop({ runner: false, env });
-  const config = parseConfig(runnerConfigSchema, env);
+  config = parseConfig(runnerConfigSchema, env);
   deps = stepDeps({
     prisma: loop.prisma,
     sandbox: { runnerId: loop.prefix },
@@ -95,5 +98,30 @@ describe("a model turn's ledger row", () => {
     const aside = rows.find((r) => r.response === null)!;
     expect(aside.error).toBe("possibly billed: moved aside by the test");
     expect(aside.requestHash).toMatch(/^moved-aside-/);
+  });
+
+  it("counts a reservation a dead runner left against the budget of the call that finds it (issue 29: the spend is read after it is moved aside)", async () => {
+    whileHeld = async () => undefined;
+    // The plan call's key and estimate, from a goal like the next one (the prompt does not carry the budgets).
+    const { rows } = await planStep();
+    const { system, prompt } = rows[0]!.request as { system: string; prompt: string };
+    const estimate = Math.ceil((system.length + prompt.length) / 4) + config.MODEL_OUTPUT_TOKENS_ESTIMATE;
+    const left = 5000;
+    // Room for the call's estimate, not for it and the reservation left behind.
+    const res = await loop.post(demoGoal({ model: { provider: "openai-compatible" }, budget: { max_tokens: estimate + left - 1 } }));
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    const { goalId: _, id: __, createdAt: ___, ...row } = rows[0]!;
+    await loop.prisma.modelCall.create({
+      data: { ...row, goalId: id, request: row.request as object, response: Prisma.DbNull, tokensIn: left, tokensOut: 0, costUsd: 0, error: MODEL_CALL_RESERVED },
+    });
+    const asked = fake.requests.length;
+    expect(await runStep(deps, { goalId: id, version: 0 })).toMatchObject({ done: true, from: "plan", to: "failed" });
+    expect(fake.requests.length).toBe(asked);
+    const goal = await loop.prisma.goal.findUniqueOrThrow({ where: { id } });
+    expect(goal.failureReason).toBe("budget_tokens");
+    const calls = await loop.prisma.modelCall.findMany({ where: { goalId: id } });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.error).toMatch(/^possibly billed/);
   });
 });

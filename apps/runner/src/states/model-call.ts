@@ -53,12 +53,20 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     .update(JSON.stringify([model.provider, model.modelName, req.schemaName, req.index, req.system, req.prompt, ...(req.candidate ? [req.candidate] : [])]))
     .digest("hex");
   const key = { goalId: goal.id, state: req.turn, attempt: goal.attempts, requestHash };
+  // A lone call reads what the goal spent beside its own earlier row (one round trip of waiting, not two);
+  // best-of-N's calls read it in turn, each after the reservations before it.
+  let spentNow = serial ? undefined : spentBefore(deps, key);
+  spentNow?.catch(() => undefined);
   const prior = await deps.prisma.modelCall.findUnique({ where: { goalId_state_attempt_requestHash: key } });
   if (prior && prior.response !== null && prior.error === null) {
     const reused = req.schema.safeParse(prior.response);
     if (reused.success) return { ok: true, output: reused.data, reused: true };
   }
-  if (prior && prior.error === RESERVED) await keepPossiblyBilled(deps, prior.id, key.requestHash);
+  if (prior && prior.error === RESERVED) {
+    await keepPossiblyBilled(deps, prior.id, key.requestHash);
+    // Moved aside, the reservation counts as spent: read again with it.
+    if (!serial) spentNow = spentBefore(deps, key);
+  }
 
   // Provenance on every row (reservation, answer, error): which prompts this call sent, by hash.
   const base = {
@@ -70,8 +78,8 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     request: { system: req.system, prompt: req.prompt },
   };
   const price = priceOf(model.provider, model.modelName, deps.config);
-  if (serial) await serial(() => reserve(ctx, deps, req, key, base, price));
-  else await reserve(ctx, deps, req, key, base, price);
+  if (serial) await serial(async () => reserve(ctx, deps, req, key, base, price, await spentBefore(deps, key)));
+  else await reserve(ctx, deps, req, key, base, price, await spentNow!);
   try {
     const res = await model.complete(req);
     const answer = {
@@ -151,6 +159,15 @@ async function keepPossiblyBilled(deps: StepDeps, id: string, requestHash: strin
   });
 }
 
+/** What the goal's model calls spent (reserved or answered), but this call's own earlier row. */
+function spentBefore(deps: StepDeps, key: { goalId: string; state: string; attempt: number; requestHash: string }) {
+  return deps.prisma.modelCall.aggregate({
+    // This call's own earlier reservation (a retried step) is replaced, not added to.
+    where: { goalId: key.goalId, NOT: key },
+    _sum: { tokensIn: true, tokensOut: true, costUsd: true },
+  });
+}
+
 /**
  * Before a model call: stop at the approval threshold or a cap the call could cross, else reserve the
  * call's estimate (a model_calls row without a response, counted as spent) so that a goal overshoots a
@@ -164,14 +181,10 @@ async function reserve(
   key: { goalId: string; state: string; attempt: number; requestHash: string },
   base: Record<string, unknown>,
   price: ReturnType<typeof priceOf>,
+  spent: Awaited<ReturnType<typeof spentBefore>>,
 ): Promise<void> {
   const { goal } = ctx;
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
-  const spent = await deps.prisma.modelCall.aggregate({
-    // This call's own earlier reservation (a retried step) is replaced, not added to.
-    where: { goalId: goal.id, NOT: key },
-    _sum: { tokensIn: true, tokensOut: true, costUsd: true },
-  });
   const usedTokens = (spent._sum.tokensIn ?? 0) + (spent._sum.tokensOut ?? 0);
   const usedUsd = spent._sum.costUsd ?? 0;
   const estimateIn = Math.ceil((req.system.length + req.prompt.length) / 4);
