@@ -1,7 +1,8 @@
 // Benchmark: what the client side of a step's database work costs by path. The same four statements (a
 // compare-and-set update that matches nothing, the previous tape row's hash, the latest tape row, the
 // goal's version: the shape of a step's commit, writing nothing) through Prisma's interactive transaction,
-// through pg (the driver under Prisma's adapter) in one transaction, and as one statement with CTEs.
+// through pg (the driver under Prisma's adapter) in one transaction, and as one statement with CTEs through
+// pg and through Prisma ($queryRawUnsafe: how a move is committed); then one goal read through each client.
 // Prints wall time and this process's CPU per transaction, side by side, in one run.
 //
 //   npx tsx bench/db-paths.ts [--n 300]
