@@ -18,6 +18,7 @@ import {
   type OciRuntimeChoice,
   type RoutedSandbox,
 } from "@loopsmith/sandbox";
+import { createCheckPool } from "@loopsmith/verifier";
 import { loadWebhookSecretBox } from "@loopsmith/webhooks";
 import { loadRunnerConfig, sandboxPoolOptions } from "./config";
 import { loadReceiptSigner } from "./receipt-key";
@@ -113,8 +114,16 @@ try {
   process.exit(78);
 }
 log.info({ keyId: secrets.box.keyId, source: secrets.source, file: secrets.file }, "webhook secret key loaded");
+// The check threads start beside the work, like the sandbox self-check (the first check is an INSPECT
+// away, and a check asked for meanwhile starts a thread of its own); one that cannot start fails the
+// start-up as the self-check does. Started here, a second or more of loading no longer delays "ready".
+const checks = createCheckPool({ timeoutMs: config.CHECK_TIMEOUT_MS });
+const checksWarm = checks.warm();
+checksWarm.catch(() => undefined);
+
 const runner = createRunner({
   prisma,
+  checks,
   connection,
   prefix: config.QUEUE_PREFIX,
   concurrency: config.RUNNER_CONCURRENCY,
@@ -161,9 +170,9 @@ void (async () => {
     }));
   if (removed > 0) log.warn({ removed }, "removed leftover sandbox containers");
   sandbox.start();
-  // Side by side: the image imports pandas, and (the evaluator self-test's never-ending probe) the sandbox
-  // kills a program at its time limit.
-  const [check, probe] = await Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox)]);
+  // Side by side: the image imports pandas, (the evaluator self-test's never-ending probe) the sandbox
+  // kills a program at its time limit, and the check threads have started.
+  const [check, probe] = await Promise.all([sandboxSelfCheck(sandbox, config.SELF_CHECK_TIMEOUT_MS), endlessProbe(sandbox), checksWarm]);
   log.info({ image, ...check }, "sandbox self-check passed");
   const endless = probe.run;
   if (!endless.timedOut) throw new Error(`sandbox self-check failed: a never-ending program was not killed at its time limit (exit ${endless.exitCode})`);
@@ -205,12 +214,12 @@ async function shutdown(signal: string) {
     log.warn("grace period over: releasing active jobs");
     void runner
       .close(true)
-      .then(() => sandbox.close())
+      .then(() => Promise.all([sandbox.close(), checks.close()]))
       .finally(() => process.exit(0));
   }, config.SHUTDOWN_GRACE_MS);
   await runner.close();
   // No idle container outlives the runner (the leftover sweep would find them, but later).
-  await sandbox.close();
+  await Promise.all([sandbox.close(), checks.close()]);
   clearTimeout(timer);
   await Promise.allSettled([connection.quit(), prisma.$disconnect(), metricsServer?.close()]);
   log.info("stopped");

@@ -295,7 +295,8 @@ export function createRunner(deps: RunnerDeps): Runner {
           if (sealed > 0) log.info({ sealed }, "sealed stored webhook secrets under the current key");
           if (unreadable > 0) log.error({ unreadable }, "webhook secrets sealed under a key that is not in WEBHOOK_SECRET_KEY: their tenants' deliveries fail");
         })(),
-        checks.warm(),
+        // A pool the caller brought is the caller's to warm (main.ts warms its own beside the work).
+        deps.checks ? undefined : checks.warm(),
         worker.waitUntilReady(),
         deliveryWorker.waitUntilReady(),
         tickWorker.waitUntilReady(),
