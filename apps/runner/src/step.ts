@@ -1,5 +1,5 @@
 // One step of one goal: load it, check the job is not stale, run the handler of its state, let the machine
-// pick the next state, write the move (CAS + tape + evidence in one transaction), schedule what follows.
+// pick the next state, write the move (CAS + tape + evidence in one statement), schedule what follows.
 import { errorCodeOf, publicError } from "@loopsmith/core";
 import { advanceGoal, asJson, tapeHash, type Goal, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";

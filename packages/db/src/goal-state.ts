@@ -1,6 +1,6 @@
-// The only code that writes goal state. Every move is one transaction: compare-and-set on the goal's
-// version, append the tape row, and write whatever evidence the step produced, so that a crash leaves
-// either all of a step or none of it.
+// The only code that writes goal state. Every move is one SQL statement (one transaction when it has
+// writes that read what is stored): compare-and-set on the goal's version, append the tape row, and write
+// whatever evidence the step produced, so that a crash leaves either all of a step or none of it.
 import { randomUUID } from "node:crypto";
 import { LoopSmithError } from "@loopsmith/core";
 import { assertTransition, isState, isTerminal } from "@loopsmith/machine";
@@ -8,7 +8,7 @@ import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
 import { buildFailureReport } from "./goal-view";
-import { insertRowsSql, type RowInsert } from "./rows";
+import { insertRowsSql, sqlParams, type RowInsert } from "./rows";
 import type { Tx } from "./tx";
 
 export type { Tx } from "./tx";
@@ -82,16 +82,11 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
   assertTransition(null, "plan");
   const first = { seq: 0, from: null, to: "plan", at: new Date(), detail: {} };
   const id = randomUUID();
-  const params: unknown[] = [];
-  const p = (v: unknown, cast = "") => {
-    params.push(v);
-    return `$${params.length}${cast}`;
-  };
-  const json = (v: unknown) => p(JSON.stringify(v), "::jsonb");
+  const { params, p, json } = sqlParams();
   // Columns left out take the schema's defaults (deliverable, feedback, language...).
   const columns: [string, string][] = [
-    ["id", p(id, "::uuid")],
-    ["tenant_id", p(goal.tenantId, "::uuid")],
+    ["id", p(id, "uuid")],
+    ["tenant_id", p(goal.tenantId, "uuid")],
     ["idempotency_key", p(goal.idempotencyKey ?? null)],
     ["request_hash", p(goal.requestHash ?? null)],
     ["webhook", goal.webhook ? json(goal.webhook) : "NULL"],
@@ -99,7 +94,7 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
     ["success", p(goal.success)],
     ["checks", json(goal.checks)],
     ["inputs", json(goal.inputs.map((f) => ({ name: f.name, size: f.content.length, sha256: f.sha256 })))],
-    ["max_attempts", p(goal.maxAttempts, "::int")],
+    ["max_attempts", p(goal.maxAttempts, "int")],
     ["budgets", json(goal.budgets)],
     ["model", goal.model == null ? "NULL" : json(goal.model)],
     ["state", "'plan'"],
@@ -113,18 +108,18 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
   if (goal.onInfeasible !== undefined) columns.push(["on_infeasible", p(goal.onInfeasible)]);
   if (goal.selfTest != null) columns.push(["self_test", json(goal.selfTest)]);
   if (goal.language !== undefined) columns.push(["language", p(goal.language)]);
-  if (goal.candidates !== undefined) columns.push(["candidates", p(goal.candidates, "::int")]);
-  if (goal.scheduleId) columns.push(["schedule_id", p(goal.scheduleId, "::uuid")]);
+  if (goal.candidates !== undefined) columns.push(["candidates", p(goal.candidates, "int")]);
+  if (goal.scheduleId) columns.push(["schedule_id", p(goal.scheduleId, "uuid")]);
   if (goal.pinned != null) columns.push(["pinned", json(goal.pinned)]);
 
   const under = cap
-    ? `WHERE (SELECT "open_goals" FROM "tenants" WHERE "id" = ${p(goal.tenantId, "::uuid")} FOR NO KEY UPDATE) < ${p(cap.limit, "::int")}`
+    ? `WHERE (SELECT "open_goals" FROM "tenants" WHERE "id" = ${p(goal.tenantId, "uuid")} FOR NO KEY UPDATE) < ${p(cap.limit, "int")}`
     : "";
   const files = (table: string, list: { name: string; content: Buffer; sha256: string }[]) =>
     list.length === 0
       ? ""
       : `, ${table} AS (INSERT INTO "${table}" ("id", "goal_id", "name", "size", "sha256", "content") SELECT gen_random_uuid(), g."id", f.* FROM g, (VALUES ${list
-          .map((f) => `(${p(f.name)}, ${p(f.content.length, "::int")}, ${p(f.sha256)}, ${p(new Uint8Array(f.content), "::bytea")})`)
+          .map((f) => `(${p(f.name)}, ${p(f.content.length, "int")}, ${p(f.sha256)}, ${p(new Uint8Array(f.content), "bytea")})`)
           .join(", ")}) AS f)`;
   const ws = goal.workspace;
   const sql = [
@@ -132,9 +127,9 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
     files("goal_inputs", goal.inputs),
     files("goal_checker_files", goal.checkerFiles ?? []),
     ws
-      ? `, goal_workspaces AS (INSERT INTO "goal_workspaces" ("goal_id", "archive", "files", "locked", "sha256") SELECT g."id", ${p(new Uint8Array(ws.archive), "::bytea")}, ${json(ws.files)}, ${json(ws.locked)}, ${p(ws.sha256)} FROM g)`
+      ? `, goal_workspaces AS (INSERT INTO "goal_workspaces" ("goal_id", "archive", "files", "locked", "sha256") SELECT g."id", ${p(new Uint8Array(ws.archive), "bytea")}, ${json(ws.files)}, ${json(ws.locked)}, ${p(ws.sha256)} FROM g)`
       : "",
-    `, tape AS (INSERT INTO "transitions" ("id", "goal_id", "seq", "from_state", "to_state", "at", "detail", "hash") SELECT gen_random_uuid(), g."id", 0, NULL, 'plan', ${p(first.at.toISOString(), "::timestamptz")}, '{}'::jsonb, ${p(hashRow("", first))} FROM g)`,
+    `, tape AS (INSERT INTO "transitions" ("id", "goal_id", "seq", "from_state", "to_state", "at", "detail", "hash") SELECT gen_random_uuid(), g."id", 0, NULL, 'plan', ${p(first.at.toISOString(), "timestamptz")}, '{}'::jsonb, ${p(hashRow("", first))} FROM g)`,
     `SELECT "id"::text AS "id", "version" FROM g`,
   ].join("");
   let rows: { id: string; version: number }[];
@@ -215,12 +210,7 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
   const detail = move.reason ? asJson({ ...(move.detail as object), reason: move.reason }) : move.detail;
   const hash = hashRow(prevHash ?? "", { seq: version, from: move.from, to: move.to, at, detail });
 
-  const params: unknown[] = [];
-  const p = (v: unknown, cast: string) => {
-    params.push(v);
-    return `$${params.length}::${cast}`;
-  };
-  const json = (v: unknown) => p(v === undefined || v === null ? null : JSON.stringify(v), "jsonb");
+  const { params, p, json } = sqlParams();
   const set: string[] = [`"state" = ${p(move.to, "text")}`, `"version" = ${p(version, "int")}`, `"updated_at" = ${p(at.toISOString(), "timestamptz")}`];
   const patch = move.patch ?? {};
   if (patch.attempts !== undefined) set.push(`"attempts" = ${p(patch.attempts, "int")}`);

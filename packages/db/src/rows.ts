@@ -137,12 +137,30 @@ export function checkResultRow(r: {
 }
 
 /**
+ * One statement's parameters: `p(value, cast)` adds one and returns its placeholder (`$n::cast`); `json`
+ * passes JSON text cast to jsonb (null or undefined: SQL NULL).
+ */
+export function sqlParams() {
+  const params: unknown[] = [];
+  const p = (value: unknown, cast?: string) => {
+    params.push(value);
+    return `$${params.length}${cast ? `::${cast}` : ""}`;
+  };
+  const json = (value: unknown) => p(value === undefined || value === null ? null : JSON.stringify(value), "jsonb");
+  return { params, p, json };
+}
+
+/**
  * The statement's parts that insert `rows`, each only when `guard` (a CTE of the same statement) returned
  * a row: `, name AS (INSERT ... SELECT ... FROM guard)` per table, one VALUES list per table.
  */
 export function insertRowsSql(rows: RowInsert[], guard: string, p: (value: unknown, cast: string) => string): string {
   const byTable = new Map<string, RowInsert[]>();
-  for (const r of rows) byTable.set(r.table, [...(byTable.get(r.table) ?? []), r]);
+  for (const r of rows) {
+    const list = byTable.get(r.table) ?? [];
+    list.push(r);
+    byTable.set(r.table, list);
+  }
   let sql = "";
   for (const [table, list] of byTable) {
     const columns = Object.keys(list[0]!.values);
