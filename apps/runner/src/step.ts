@@ -144,13 +144,15 @@ const REFUSAL_MAX = 300;
  * Why a commit failed because of the data it carried, or undefined when it failed for any other reason
  * (connection, authentication, a stale version, a bug), which a retry may cure. Data refusals are
  * Postgres SQLSTATE class 22 (data exception: NUL in text, a bad jsonb escape, a number out of range) and
- * 54 (program limit exceeded), as @prisma/adapter-pg reports them in meta.driverAdapterError.cause, and
+ * 54 (program limit exceeded), as @prisma/adapter-pg reports them in meta.driverAdapterError.cause (and
+ * node-postgres in `code`), and
  * the RangeError (stack overflow on deeply nested JSON, string too long) or TypeError that Prisma throws
  * while serialising the rows (those carry its clientVersion).
  */
 export function dataRefusal(e: unknown): string | undefined {
-  const cause = (e as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown; originalMessage?: unknown; message?: unknown } } } } | null)
-    ?.meta?.driverAdapterError?.cause;
+  type Cause = { originalCode?: unknown; code?: unknown; originalMessage?: unknown; message?: unknown };
+  // node-postgres's own error (a statement sent past Prisma, sendStatement) carries its SQLSTATE in `code`.
+  const cause: Cause | undefined = (e as { meta?: { driverAdapterError?: { cause?: Cause } } } | null)?.meta?.driverAdapterError?.cause ?? (e as Cause | null) ?? undefined;
   const sqlstate = cause?.originalCode ?? cause?.code;
   let why: string | undefined;
   if (typeof sqlstate === "string" && /^(22|54)[0-9A-Z]{3}$/.test(sqlstate)) {

@@ -5,7 +5,7 @@ import { SUITE_RUNTIME } from "../../../packages/sandbox/test/support";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, LoopSmithError, parseConfig } from "@loopsmith/core";
-import { createPrisma, type PrismaClient } from "@loopsmith/db";
+import { createPrisma, sendStatement, type PrismaClient } from "@loopsmith/db";
 import { createDockerSandbox, dockerClient, sandboxImageTag, type RunResult, type Sandbox } from "@loopsmith/sandbox";
 import { DATABASE_URL } from "../../../tests/support/services";
 import { hostileGoal, startLoop, type Loop } from "../../../tests/support/loop";
@@ -142,6 +142,16 @@ describe("dataRefusal", () => {
       await closed.$disconnect();
     }
     expect(await refusedBy(() => p.$executeRaw`SELECT * FROM no_such_table`)).toBeUndefined();
+    // The same through node-postgres, as a move's one statement is sent (sendStatement).
+    expect(await refusedBy(() => sendStatement(p, "SELECT $1::text", ["a\0b"]))).toBe('Postgres 22021: invalid byte sequence for encoding "UTF8": 0x00');
+    expect(await refusedBy(() => sendStatement(p, "SELECT $1::int", [2861870540]))).toBe('Postgres 22003: value "2861870540" is out of range for type integer');
+    expect(await refusedBy(() => sendStatement(p, "SELECT * FROM no_such_table", []))).toBeUndefined();
+    const unreachable = createPrisma(Object.assign(new URL(DATABASE_URL), { port: "1" }).toString());
+    try {
+      expect(await refusedBy(() => sendStatement(unreachable, "SELECT 1", []))).toBeUndefined();
+    } finally {
+      await unreachable.$disconnect();
+    }
     expect(dataRefusal(new LoopSmithError("LS_ERR_STALE_VERSION", "moved on"))).toBeUndefined();
     expect(dataRefusal(new TypeError("a bug of ours"))).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./generated/client";
+import pg from "pg";
+import { PrismaClient, type Prisma } from "./generated/client";
 
 export interface CreatePrismaOptions {
   /** Upper bound on pooled connections (pg's default is 10). */
@@ -12,13 +13,38 @@ export interface CreatePrismaOptions {
   connectionTimeoutMs?: number;
 }
 
+/** The connection pool under each client createPrisma made (sendStatement's way past Prisma). */
+const pools = new WeakMap<PrismaClient, pg.Pool>();
+
 /**
  * The one way to build a PrismaClient: Prisma 7's query compiler (no engine binary) over node-postgres.
- * The caller owns the client and must `$disconnect()` it.
+ * The caller owns the client and must `$disconnect()` it (which also ends its pool).
  */
 export function createPrisma(databaseUrl: string, options: CreatePrismaOptions = {}): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.maxConnections, connectionTimeoutMillis: options.connectionTimeoutMs });
-  return new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.maxConnections, connectionTimeoutMillis: options.connectionTimeoutMs });
+  // An idle connection that breaks (Postgres restarted) is dropped by the pool and the next query reports
+  // it; without a listener its 'error' event would end the process before Prisma first connects and adds one.
+  pool.on("error", () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  pools.set(prisma, pool);
+  return prisma;
+}
+
+/**
+ * One statement with numbered parameters (`$1::cast`), its rows returned as node-postgres reads them.
+ * On a client from createPrisma it goes to that client's pool directly; inside a transaction, through it.
+ *
+ * Why not always `$queryRawUnsafe`: Prisma keeps the arguments of its last 100 debug calls whether or not
+ * debugging is on, and for a raw query those are the statement's text and every parameter (in the client,
+ * and again in the driver adapter). A goal's statement carries its files and a step's its artifacts, so
+ * each process held the last hundred statements' payloads: a megabyte or more past every young-generation
+ * collection, which promoted it, on a submit path that allocates ~250 KB per request. Errors from this path
+ * are node-postgres's (a SQLSTATE in `code`), which callers match beside Prisma's.
+ */
+export async function sendStatement<T>(db: PrismaClient | Prisma.TransactionClient, sql: string, params: unknown[]): Promise<T[]> {
+  const pool = pools.get(db as PrismaClient);
+  if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params);
+  return (await pool.query<T & pg.QueryResultRow>(sql, params)).rows;
 }
 
 export type PingResult = { ok: true; latencyMs: number } | { ok: false; latencyMs: number; error: string };

@@ -7,6 +7,7 @@ import { assertTransition, isState, isTerminal } from "@loopsmith/machine";
 import { transitionHash } from "@loopsmith/receipts";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Prisma, PrismaClient } from "./generated/client";
+import { sendStatement } from "./client";
 import { buildFailureReport } from "./goal-view";
 import { insertRowsSql, sqlParams, type RowInsert } from "./rows";
 import type { Tx } from "./tx";
@@ -134,7 +135,7 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
   ].join("");
   let rows: { id: string; version: number }[];
   try {
-    rows = await prisma.$queryRawUnsafe<{ id: string; version: number }[]>(sql, ...params);
+    rows = await sendStatement<{ id: string; version: number }>(prisma, sql, params);
   } catch (e) {
     // The same code a Prisma create gives, which callers already match on (a replay raced this submit).
     if (uniqueViolation(e)) throw Object.assign(new Error("Unique constraint failed on (tenant_id, idempotency_key)"), { code: "P2002" });
@@ -148,10 +149,10 @@ export async function createGoal(prisma: PrismaClient | Tx, goal: NewGoal, cap?:
   return { id: row.id, version: Number(row.version) };
 }
 
-/** Postgres 23505 (unique_violation), as a raw query through the driver adapter reports it. */
+/** Postgres 23505 (unique_violation), as node-postgres or a raw query through the driver adapter reports it. */
 function uniqueViolation(e: unknown): boolean {
   const err = e as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } };
-  if (err.code === "P2002") return true;
+  if (err.code === "P2002" || err.code === "23505") return true;
   const cause = err.meta?.driverAdapterError?.cause;
   return err.meta?.code === "23505" || cause?.originalCode === "23505" || cause?.kind === "UniqueConstraintViolation";
 }
@@ -227,7 +228,7 @@ export async function advanceGoal(prisma: PrismaClient, move: Advance): Promise<
   ].join("");
 
   const write = async (db: PrismaClient | Tx) => {
-    const [row] = await db.$queryRawUnsafe<{ moved: number }[]>(sql, ...params);
+    const [row] = await sendStatement<{ moved: number }>(db, sql, params);
     if (Number(row?.moved) !== 1) {
       throw new LoopSmithError("LS_ERR_STALE_VERSION", `goal ${move.goalId} is no longer at version ${move.fromVersion} in state ${move.from}`);
     }

@@ -2,6 +2,8 @@
 // at all, and what is stored reads back as it was given (bytes, text, big numbers, JSON).
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, paths } from "@loopsmith/db-tooling";
@@ -145,5 +147,37 @@ describe("advanceGoal", () => {
     expect(g.failureReport).toMatchObject({ reason: "budget_attempts", message: "out of attempts" });
     const last = await prisma.transition.findFirstOrThrow({ where: { goalId: id }, orderBy: { seq: "desc" } });
     expect(last.detail).toEqual({ reason: "budget_attempts" });
+  });
+});
+
+describe("what a statement leaves behind", () => {
+  // Prisma keeps the arguments of its last 100 debug calls (on or off), and for $queryRawUnsafe that was
+  // the statement's text and every parameter: a process held the payloads of its last hundred goals and
+  // moves (up to 100 bodies of 16 MB in the API). A statement goes past Prisma (sendStatement), so what it
+  // carried is garbage once it returns.
+  it("a goal's files and a move's artifacts are not held once their statements returned", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const heapAfterGc = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const MB = 1 << 20;
+    const warm = await atExecute(); // the statements' shapes compiled, the pool's connections open
+    await advanceGoal(prisma, { goalId: warm, fromVersion: 2, from: "execute", to: "inspect", detail: {}, rows: [executionOf(warm, "o").row] });
+    const before = heapAfterGc();
+    for (let i = 0; i < 8; i++) {
+      const content = randomBytes(2 * MB);
+      const { id } = await createGoal(prisma, { tenantId, objective: "o", success: null, checks: [], inputs: [{ name: "in.bin", content, sha256: "s" }], maxAttempts: 3, budgets: {}, model: null });
+      await advanceGoal(prisma, { goalId: id, fromVersion: 0, from: "plan", to: "generate", detail: {} });
+      await advanceGoal(prisma, { goalId: id, fromVersion: 1, from: "generate", to: "execute", detail: {} });
+      const exec = executionOf(id, "o");
+      const artifact = artifactRow({ goalId: id, executionId: exec.id, name: "a.bin", sha256: "s", size: 2 * MB, content: randomBytes(2 * MB) });
+      await advanceGoal(prisma, { goalId: id, fromVersion: 2, from: "execute", to: "inspect", detail: {}, rows: [exec.row, artifact] });
+    }
+    // 32 MiB went through as parameters (more as Prisma's text of them); what stays is the client's own growth.
+    const grewMb = (heapAfterGc() - before) / MB;
+    expect(grewMb).toBeLessThan(6);
   });
 });
