@@ -1,4 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { clearLogs } from "@prisma/debug";
 import pg from "pg";
 import { PrismaClient, type Prisma } from "./generated/client";
 
@@ -25,6 +26,9 @@ export function createPrisma(databaseUrl: string, options: CreatePrismaOptions =
   // An idle connection that breaks (Postgres restarted) is dropped by the pool and the next query reports
   // it; without a listener its 'error' event would end the process before Prisma first connects and adds one.
   pool.on("error", () => undefined);
+  // Prisma's driver adapter keeps its last 100 queries with their parameters for a bug report we never
+  // send (see sendStatement): forgotten whenever a query or transaction gives its connection back.
+  pool.on("release", () => clearLogs());
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(prisma, pool);
   return prisma;
@@ -35,11 +39,12 @@ export function createPrisma(databaseUrl: string, options: CreatePrismaOptions =
  * On a client from createPrisma it goes to that client's pool directly; inside a transaction, through it.
  *
  * Why not always `$queryRawUnsafe`: Prisma keeps the arguments of its last 100 debug calls whether or not
- * debugging is on, and for a raw query those are the statement's text and every parameter (in the client,
- * and again in the driver adapter). A goal's statement carries its files and a step's its artifacts, so
- * each process held the last hundred statements' payloads: a megabyte or more past every young-generation
- * collection, which promoted it, on a submit path that allocates ~250 KB per request. Errors from this path
- * are node-postgres's (a SQLSTATE in `code`), which callers match beside Prisma's.
+ * debugging is on, and for a raw query those are the statement's text and every parameter, in the client's
+ * own copy of that history (which nothing clears) and in the driver adapter's (cleared on release, above).
+ * A goal's statement carries its files and a step's its artifacts, so each process held the last hundred
+ * statements' payloads: a megabyte or more past every young-generation collection, which promoted it, on a
+ * submit path that allocates ~200 KB per request. Errors from this path are node-postgres's (a SQLSTATE in
+ * `code`), which callers match beside Prisma's.
  */
 export async function sendStatement<T>(db: PrismaClient | Prisma.TransactionClient, sql: string, params: unknown[]): Promise<T[]> {
   const pool = pools.get(db as PrismaClient);
