@@ -42,6 +42,11 @@ function isPrisma(e: Loose): boolean {
   return (typeof e.name === "string" && e.name.startsWith("PrismaClient")) || typeof e.clientVersion === "string";
 }
 
+/** node-postgres's error for a statement Postgres refused: the server's severity beside its SQLSTATE. */
+function isPostgres(e: Loose): boolean {
+  return typeof (e as { severity?: unknown }).severity === "string" && typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code);
+}
+
 /** docker-modem's errors: "(HTTP code 404) no such container - No such container: abc". */
 function isDocker(e: Loose): boolean {
   return (typeof e.statusCode === "number" && "json" in e) || (typeof e.message === "string" && e.message.startsWith("(HTTP code "));
@@ -89,7 +94,8 @@ function words(kind: string): string {
 
 /**
  * A stable code and a short message for any error: ours keep their code and message; Prisma's become
- * LS_ERR_DATABASE with their Prisma code (P2025) and the sentence after the code frame; Docker's become
+ * LS_ERR_DATABASE with their Prisma code (P2025) and the sentence after the code frame, and Postgres's
+ * through node-postgres with their SQLSTATE (23505); Docker's become
  * LS_ERR_SANDBOX_UNAVAILABLE with the engine's HTTP status and reason; system errors say which call failed
  * how, without the path or address. Everything passes scrubText and is at most PUBLIC_MESSAGE_MAX long.
  * Log the error itself next to it: this is what the outside sees, not what an operator needs.
@@ -106,6 +112,9 @@ export function publicError(e: unknown): PublicError {
     const kind = typeof cause?.kind === "string" && /NotReachable|AccessDenied|Authentication|Timeout|Closed/i.test(cause.kind) ? words(cause.kind) : undefined;
     const text = kind ?? scrubText(essence(message));
     return { code: ours ?? "LS_ERR_DATABASE", message: clip(`${prismaCode ? `Prisma ${prismaCode}: ` : ""}${text || "database error"}`) };
+  }
+  if (isPostgres(err)) {
+    return { code: ours ?? "LS_ERR_DATABASE", message: clip(`Postgres ${String(err.code)}: ${scrubText(essence(message)) || "database error"}`) };
   }
   if (isDocker(err)) {
     const json = err.json as { message?: unknown } | null | undefined;

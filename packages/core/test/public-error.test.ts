@@ -38,6 +38,17 @@ describe("publicError", () => {
     expectClean(shown.message);
   });
 
+  it("a Postgres error through node-postgres: LS_ERR_DATABASE and its SQLSTATE", () => {
+    // pg's DatabaseError as it arrives (name "error", the server's fields beside the message).
+    const raised = Object.assign(new Error("disk full at /var/lib/postgresql/15/main (test)"), { name: "error", severity: "ERROR", code: "P0001", where: "PL/pgSQL function f() line 1 at RAISE" });
+    const shown = publicError(raised);
+    expect(shown).toEqual({ code: "LS_ERR_DATABASE", message: "Postgres P0001: disk full at <path> (test)" });
+    expectClean(shown.message);
+    // A system error's code is not a SQLSTATE, and an error without the server's severity is not Postgres's.
+    expect(publicError(Object.assign(new Error("x"), { code: "ECONNREFUSED", syscall: "connect" })).code).toBe("LS_ERR_INTERNAL");
+    expect(publicError(Object.assign(new Error("x"), { code: "23505" })).code).toBe("LS_ERR_INTERNAL");
+  });
+
   it("a dockerode error: LS_ERR_SANDBOX_UNAVAILABLE with the engine's status and message", () => {
     const shown = publicError(Object.assign(new Error(DOCKER_404.message), DOCKER_404));
     expect(shown).toEqual({ code: "LS_ERR_SANDBOX_UNAVAILABLE", message: "Docker engine HTTP 404: No such container: deadbeefdeadbeef" });
