@@ -58,7 +58,9 @@ function kindOf(e: Loose): Kind | undefined {
 function fromDatabase(e: Loose): boolean {
   // node-postgres's error for a statement Postgres answered carries the server's severity beside the SQLSTATE.
   const fromPostgres = typeof (e as { severity?: unknown }).severity === "string" && typeof e.code === "string";
-  return fromPostgres || typeof e.clientVersion === "string" || (typeof e.code === "string" && /^P\d{4}$/.test(e.code)) || e.meta?.driverAdapterError !== undefined || (typeof e.message === "string" && e.message in PG_MESSAGES);
+  // A statement sent past Prisma whose connection failed (packages/db's DatabaseConnectionError).
+  const connection = (e as { name?: unknown }).name === "DatabaseConnectionError";
+  return fromPostgres || connection || typeof e.clientVersion === "string" || (typeof e.code === "string" && /^P\d{4}$/.test(e.code)) || e.meta?.driverAdapterError !== undefined || (typeof e.message === "string" && e.message in PG_MESSAGES);
 }
 
 /** A 503 for an error that says a dependency is down or saturated (looking through `cause`); undefined for any other error. */

@@ -116,6 +116,11 @@ export function publicError(e: unknown): PublicError {
   if (isPostgres(err)) {
     return { code: ours ?? "LS_ERR_DATABASE", message: clip(`Postgres ${String(err.code)}: ${scrubText(essence(message)) || "database error"}`) };
   }
+  // packages/db's DatabaseConnectionError: node-postgres's connection failed (ECONNREFUSED, the pool's timeout).
+  if (err.name === "DatabaseConnectionError") {
+    const what = typeof err.code === "string" && err.code in SYSTEM_ERRORS ? `${SYSTEM_ERRORS[err.code]} (${err.code})` : scrubText(essence(message));
+    return { code: ours ?? "LS_ERR_DATABASE", message: clip(`database connection: ${what || "failed"}`) };
+  }
   if (isDocker(err)) {
     const json = err.json as { message?: unknown } | null | undefined;
     const detail = typeof json?.message === "string" ? json.message : typeof err.reason === "string" ? err.reason : essence(message);

@@ -47,6 +47,11 @@ describe("publicError", () => {
     // A system error's code is not a SQLSTATE, and an error without the server's severity is not Postgres's.
     expect(publicError(Object.assign(new Error("x"), { code: "ECONNREFUSED", syscall: "connect" })).code).toBe("LS_ERR_INTERNAL");
     expect(publicError(Object.assign(new Error("x"), { code: "23505" })).code).toBe("LS_ERR_INTERNAL");
+    // packages/db's wrapper of a connection that failed under a statement sent past Prisma.
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { name: "DatabaseConnectionError", code: "ECONNREFUSED" });
+    expect(publicError(refused)).toEqual({ code: "LS_ERR_DATABASE", message: "database connection: connection refused (ECONNREFUSED)" });
+    const pool = Object.assign(new Error("timeout exceeded when trying to connect"), { name: "DatabaseConnectionError" });
+    expect(publicError(pool)).toEqual({ code: "LS_ERR_DATABASE", message: "database connection: timeout exceeded when trying to connect" });
   });
 
   it("a dockerode error: LS_ERR_SANDBOX_UNAVAILABLE with the engine's status and message", () => {

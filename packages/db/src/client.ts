@@ -49,7 +49,25 @@ export function createPrisma(databaseUrl: string, options: CreatePrismaOptions =
 export async function sendStatement<T>(db: PrismaClient | Prisma.TransactionClient, sql: string, params: unknown[]): Promise<T[]> {
   const pool = pools.get(db as PrismaClient);
   if (!pool) return db.$queryRawUnsafe<T[]>(sql, ...params);
-  return (await pool.query<T & pg.QueryResultRow>(sql, params)).rows;
+  try {
+    return (await pool.query<T & pg.QueryResultRow>(sql, params)).rows;
+  } catch (e) {
+    // Postgres's own answer (a DatabaseError: severity, SQLSTATE) says where it came from; a socket's or
+    // the pool's error does not, so it is wrapped to say it was the database's connection. A RangeError or
+    // TypeError is the parameters' (too long, not serialisable) and stays what it is.
+    if (e instanceof Error && !("severity" in e) && !(e instanceof RangeError) && !(e instanceof TypeError)) throw new DatabaseConnectionError(e);
+    throw e;
+  }
+}
+
+/** A statement that never got Postgres's answer: the connection or the pool failed (`cause`, whose `code` it keeps). */
+export class DatabaseConnectionError extends Error {
+  override name = "DatabaseConnectionError";
+  readonly code: unknown;
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.code = (cause as { code?: unknown }).code;
+  }
 }
 
 export type PingResult = { ok: true; latencyMs: number } | { ok: false; latencyMs: number; error: string };

@@ -1,7 +1,7 @@
 // @loopsmith/db: the one Prisma client and the only code that writes goal state.
 
 // Client construction and health.
-export { createPrisma, pingDatabase, sendStatement, type CreatePrismaOptions, type PingResult } from "./client";
+export { createPrisma, DatabaseConnectionError, pingDatabase, sendStatement, type CreatePrismaOptions, type PingResult } from "./client";
 
 // Generated client: the PrismaClient class, the Prisma namespace (errors, JsonValue, input types, ...)
 // and one row type per model.

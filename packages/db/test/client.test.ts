@@ -6,7 +6,7 @@ import { dropDatabase, tempDatabaseName, urlForDatabase } from "../../db-tooling
 
 // The generated client is git-ignored; generation is skipped when up to date (stamp file), so this is cheap.
 execFileSync("bash", [path.join(paths.repoRoot, "scripts", "prisma-generate.sh")], { stdio: "ignore" });
-const { createPrisma, pingDatabase } = await import("../src/index");
+const { createPrisma, DatabaseConnectionError, pingDatabase, sendStatement } = await import("../src/index");
 type Prisma = ReturnType<typeof createPrisma>;
 
 const dbName = tempDatabaseName();
@@ -42,6 +42,19 @@ describe("the generated client over @prisma/adapter-pg", () => {
     try {
       const ping = await pingDatabase(broken);
       expect(ping.ok).toBe(false);
+    } finally {
+      await broken.$disconnect();
+    }
+  });
+
+  it("sendStatement: rows as node-postgres reads them; Postgres's refusal as it is; a failed connection wrapped", async () => {
+    expect(await sendStatement<{ n: number; t: string; at: Date }>(prisma, "SELECT $1::int AS n, $2::text AS t, now() AS at", [7, "é"])).toMatchObject([{ n: 7, t: "é" }]);
+    await expect(sendStatement(prisma, "SELECT $1::int", ["x"])).rejects.toMatchObject({ code: "22P02", severity: "ERROR" });
+    const broken = createPrisma("postgresql://postgres:postgres@127.0.0.1:1/nowhere");
+    try {
+      const refused = await sendStatement(broken, "SELECT 1", []).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DatabaseConnectionError);
+      expect(refused).toMatchObject({ name: "DatabaseConnectionError", code: "ECONNREFUSED" });
     } finally {
       await broken.$disconnect();
     }
