@@ -22,7 +22,9 @@ const pools = new WeakMap<PrismaClient, pg.Pool>();
  * The caller owns the client and must `$disconnect()` it (which also ends its pool).
  */
 export function createPrisma(databaseUrl: string, options: CreatePrismaOptions = {}): PrismaClient {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.maxConnections, connectionTimeoutMillis: options.connectionTimeoutMs });
+  // allowExitOnIdle: $disconnect() ends the pool only once Prisma itself connected; idle connections left
+  // by sendStatement alone must not hold a finished process open.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.maxConnections, connectionTimeoutMillis: options.connectionTimeoutMs, allowExitOnIdle: true });
   // An idle connection that breaks (Postgres restarted) is dropped by the pool and the next query reports
   // it; without a listener its 'error' event would end the process before Prisma first connects and adds one.
   pool.on("error", () => undefined);
