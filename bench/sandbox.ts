@@ -16,7 +16,8 @@
 //   cold-runsc, pooled-runsc   cold and pooled under gVisor (runsc), when the engine offers it: the second
 //             wall's cost beside runc's, with the ratios (target: pooled under gVisor within 1.5x of runc's)
 // Rounds rotate the order; what is timed excludes the preparation (starting the floor's container,
-// warming the pool), which is done before each timed run. Then a burst: --burst runs back to back, 300 ms
+// warming the pool), which is done before each timed run, and every run is timed with the other paths'
+// pools full and their containers removed (nothing else starting or importing beside it). Then a burst: --burst runs back to back, 300 ms
 // apart (a goal's INSPECT and REFINE), on a pool of one, under each refill policy: how many went cold.
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
@@ -168,8 +169,21 @@ const paths: Path[] = allPaths.filter((p) => gvisor || !p.endsWith("-runsc"));
 const runcPaths = paths.filter((p) => !p.endsWith("-runsc"));
 type Program = keyof typeof programs;
 const times: Record<string, number[]> = {};
-const prepare = (path: Path, name: Program) =>
-  path === "floor" ? floor(floorMode[name], programs[name], name === "artifact" ? ARTIFACT_BYTES : 0) : sandboxRun(path, programs[name]);
+/**
+ * Nothing else running when a run is timed: every pool full and every removal done. A pool refills after
+ * its run, so without this the previous path's replacement container (a start and a pandas import, about a
+ * CPU-second) ran beside the next path's timed run: pooled pandas measured 59 ms that way, 19 ms alone.
+ */
+async function quiet(): Promise<void> {
+  const pools = gvisor ? [pooled, handout, pooledRunsc] : [pooled, handout];
+  await Promise.all(pools.map((sb) => sb.warm({ timeoutMs: 120_000 })));
+  await Promise.all([cold, coldRunsc, ...pools].map((sb) => sb.settled()));
+}
+const prepare = async (path: Path, name: Program) => {
+  const timed = path === "floor" ? await floor(floorMode[name], programs[name], name === "artifact" ? ARTIFACT_BYTES : 0) : await sandboxRun(path, programs[name]);
+  await quiet();
+  return timed;
+};
 
 /** --burst runs on a pool of one, 300 ms apart: how many found the pool empty, and their median. */
 async function burstRun(sb: typeof pooled): Promise<{ cold: number; ms: number[] }> {
