@@ -6,11 +6,17 @@
 // Target (docs/benchmarks.md): p99 <= 20 ms at 200 req/s with 2,000 goals open.
 //
 // With --cpu-prof DIR the API process writes a V8 CPU profile there when it stops (node --cpu-prof).
+// With --heap-sample DIR it writes DIR/<pid>.heapprofile: what it allocated (garbage included) over the
+// unloaded and offered phases, from V8's sampling heap profiler (bench/lib/heap-sampler.mjs); the bench
+// prints the total per request.
 // With --baseline BUNDLE (another build's apps/api/dist/server.mjs, e.g. of an earlier commit) each round
 // measures that API process first and then this tree's, one after the other, so that a before/after
 // comparison comes from one run on a shared machine.
 //
-//   npx tsx bench/submit-load.ts [--open 2000] [--rate 200] [--seconds 5] [--unloaded 200] [--rounds 1] [--cpu-prof DIR] [--baseline BUNDLE]
+//   npx tsx bench/submit-load.ts [--open 2000] [--rate 200] [--seconds 5] [--unloaded 200] [--rounds 1] [--cpu-prof DIR] [--heap-sample DIR] [--baseline BUNDLE]
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -18,7 +24,7 @@ import { DEFAULT_DATABASE_URL } from "@loopsmith/core";
 import { createPrisma } from "@loopsmith/db";
 import { QUEUES } from "@loopsmith/schemas";
 import { demoGoal } from "../scripts/demo/scenario";
-import { spawnTs } from "../scripts/lib/proc";
+import { repoRoot, spawnTs } from "../scripts/lib/proc";
 import { createTenantWithCli, freePort } from "../scripts/lib/stack";
 import { cpuMsOf, cpuSince, cpuSnapshot, pidsNamed } from "./lib/cpu";
 import { pct } from "./lib/stats";
@@ -31,6 +37,7 @@ const { values } = parseArgs({
     unloaded: { type: "string", default: "200" },
     rounds: { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
+    "heap-sample": { type: "string" },
     baseline: { type: "string" },
   },
 });
@@ -57,8 +64,15 @@ async function measure(label: string, bundle?: string): Promise<void> {
     QUEUE_PREFIX: prefix,
   };
   const tenant = await createTenantWithCli(env, `bench-submit-${process.pid}`);
-  const prof = values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : [];
-  const api = bundle ? spawnTs(bundle, env, [], prof) : spawnTs("apps/api/src/server.ts", env, [], prof);
+  const heapDir = values["heap-sample"] ? path.resolve(values["heap-sample"]) : undefined;
+  const prof = [
+    ...(values["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${values["cpu-prof"]}`] : []),
+    ...(heapDir ? ["--import", path.join(repoRoot, "bench/lib/heap-sampler.mjs")] : []),
+  ];
+  if (heapDir) mkdirSync(heapDir, { recursive: true });
+  const api = bundle
+    ? spawnTs(bundle, { ...env, HEAP_SAMPLE_DIR: heapDir }, [], prof)
+    : spawnTs("apps/api/src/server.ts", { ...env, HEAP_SAMPLE_DIR: heapDir }, [], prof);
   await api.waitFor(/Server listening/, 60_000);
 
   interface Outcome {
@@ -114,6 +128,7 @@ async function measure(label: string, bundle?: string): Promise<void> {
     console.log(`${label}: ${open} goals opened in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     {
       for (let i = 0; i < 10; i++) await post(); // warm-up
+      if (heapDir) api.child.kill("SIGUSR2"); // the sampler starts
       const unloaded: number[] = [];
       const unloadedCpu = cpuSnapshot(parties);
       const unloadedSys = cpuMsOf(api.child.pid!, "system");
@@ -137,6 +152,7 @@ async function measure(label: string, bundle?: string): Promise<void> {
         pending.push(post());
       }
       const outcomes = await Promise.all(pending);
+      const sampled = heapDir ? await heapSample(api.child, heapDir) : undefined;
       const took = (performance.now() - started) / 1000;
       const offeredCpuLine = cpuLine(offeredCpu, n, took * 1000, offeredSys);
       const counts = new Map<string, number>();
@@ -156,6 +172,10 @@ async function measure(label: string, bundle?: string): Promise<void> {
         .filter((l) => l.includes('"request completed"') && l.includes('"POST"'))
         .map((l) => (JSON.parse(l) as { responseTime: number }).responseTime);
       console.log(`    as the API timed them                 ${server.length ? fmt(server) : "no log lines"}`);
+      if (sampled !== undefined) {
+        const requests = Number(values.unloaded) + n;
+        console.log(`    allocated (heap sample, garbage included) ${(sampled.bytes / requests / 1024).toFixed(0)} KB per request; ${sampled.file}`);
+      }
     }
   } finally {
     api.child.kill("SIGTERM");
@@ -170,6 +190,20 @@ async function measure(label: string, bundle?: string): Promise<void> {
     await prisma.tenant.delete({ where: { id: tenant.tenant_id } }).catch((e: unknown) => console.error("cleanup:", e));
     await prisma.$disconnect();
   }
+}
+
+/** Stops the API's heap sampler (bench/lib/heap-sampler.mjs) and sums what it saw. */
+async function heapSample(child: ChildProcess, dir: string): Promise<{ bytes: number; file: string }> {
+  const file = path.join(dir, `${child.pid}.heapprofile`);
+  rmSync(file, { force: true });
+  child.kill("SIGUSR2");
+  for (let waited = 0; !existsSync(file); waited += 100) {
+    if (waited > 30_000) throw new Error(`the API wrote no heap profile to ${file}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  type Node = { selfSize: number; children?: Node[] };
+  const sum = (n: Node): number => n.selfSize + (n.children ?? []).reduce((a, c) => a + sum(c), 0);
+  return { bytes: sum((JSON.parse(readFileSync(file, "utf8")) as { head: Node }).head), file };
 }
 
 console.log(`submit-load: POST /goals (${(body.length / 1024).toFixed(1)} KB), one API process (pool of 10), no runner`);
