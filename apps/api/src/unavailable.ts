@@ -7,7 +7,7 @@
 // Matched by code, never by instanceof: the errors come from Prisma (P-codes, and the driver adapter's
 // error kinds under meta), from Postgres through pg (SQLSTATEs), from Node (system error codes), and from
 // pg-pool, whose two pool errors carry no code at all and are matched by their fixed messages.
-import { LoopSmithError } from "@loopsmith/core";
+import { isDatabaseConnectionError, isPostgresError, LoopSmithError } from "@loopsmith/core";
 
 export interface Unavailable {
   error: LoopSmithError;
@@ -56,11 +56,7 @@ function kindOf(e: Loose): Kind | undefined {
 }
 
 function fromDatabase(e: Loose): boolean {
-  // node-postgres's error for a statement Postgres answered carries the server's severity beside the SQLSTATE.
-  const fromPostgres = typeof (e as { severity?: unknown }).severity === "string" && typeof e.code === "string";
-  // A statement sent past Prisma whose connection failed (packages/db's DatabaseConnectionError).
-  const connection = (e as { name?: unknown }).name === "DatabaseConnectionError";
-  return fromPostgres || connection || typeof e.clientVersion === "string" || (typeof e.code === "string" && /^P\d{4}$/.test(e.code)) || e.meta?.driverAdapterError !== undefined || (typeof e.message === "string" && e.message in PG_MESSAGES);
+  return isPostgresError(e) || isDatabaseConnectionError(e) || typeof e.clientVersion === "string" || (typeof e.code === "string" && /^P\d{4}$/.test(e.code)) || e.meta?.driverAdapterError !== undefined || (typeof e.message === "string" && e.message in PG_MESSAGES);
 }
 
 /** A 503 for an error that says a dependency is down or saturated (looking through `cause`); undefined for any other error. */

@@ -1,6 +1,6 @@
 // One step of one goal: load it, check the job is not stale, run the handler of its state, let the machine
 // pick the next state, write the move (CAS + tape + evidence in one statement), schedule what follows.
-import { errorCodeOf, publicError } from "@loopsmith/core";
+import { errorCodeOf, isPostgresError, publicError } from "@loopsmith/core";
 import { advanceGoal, asJson, tapeHash, type Goal, type PrismaClient } from "@loopsmith/db";
 import { isState, isTerminal, transition, WORKING_STATES, type Move, type State } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
@@ -144,15 +144,14 @@ const REFUSAL_MAX = 300;
  * Why a commit failed because of the data it carried, or undefined when it failed for any other reason
  * (connection, authentication, a stale version, a bug), which a retry may cure. Data refusals are
  * Postgres SQLSTATE class 22 (data exception: NUL in text, a bad jsonb escape, a number out of range) and
- * 54 (program limit exceeded), as @prisma/adapter-pg reports them in meta.driverAdapterError.cause (and
- * node-postgres in `code`), and
- * the RangeError (stack overflow on deeply nested JSON, string too long) or TypeError that Prisma throws
+ * 54 (program limit exceeded), as @prisma/adapter-pg reports them in meta.driverAdapterError.cause and
+ * node-postgres in its own error's `code`, and the RangeError (stack overflow on deeply nested JSON, string too long) or TypeError that Prisma throws
  * while serialising the rows (those carry its clientVersion).
  */
 export function dataRefusal(e: unknown): string | undefined {
   type Cause = { originalCode?: unknown; code?: unknown; originalMessage?: unknown; message?: unknown };
-  // node-postgres's own error (a statement sent past Prisma, sendStatement) carries its SQLSTATE in `code`.
-  const cause: Cause | undefined = (e as { meta?: { driverAdapterError?: { cause?: Cause } } } | null)?.meta?.driverAdapterError?.cause ?? (e as Cause | null) ?? undefined;
+  // node-postgres's own error (a statement sent past Prisma, sendStatement) is its own cause.
+  const cause: Cause | undefined = (e as { meta?: { driverAdapterError?: { cause?: Cause } } } | null)?.meta?.driverAdapterError?.cause ?? (isPostgresError(e) ? e : undefined);
   const sqlstate = cause?.originalCode ?? cause?.code;
   let why: string | undefined;
   if (typeof sqlstate === "string" && /^(22|54)[0-9A-Z]{3}$/.test(sqlstate)) {

@@ -43,8 +43,14 @@ function isPrisma(e: Loose): boolean {
 }
 
 /** node-postgres's error for a statement Postgres refused: the server's severity beside its SQLSTATE. */
-function isPostgres(e: Loose): boolean {
-  return typeof (e as { severity?: unknown }).severity === "string" && typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code);
+export function isPostgresError(e: unknown): e is Error & { code: string; severity: string } {
+  const err = e as { severity?: unknown; code?: unknown } | null;
+  return typeof err?.severity === "string" && typeof err.code === "string" && /^[0-9A-Z]{5}$/.test(err.code);
+}
+
+/** packages/db's wrapper of a statement whose connection or pool failed before Postgres answered. */
+export function isDatabaseConnectionError(e: unknown): boolean {
+  return (e as { name?: unknown } | null)?.name === "DatabaseConnectionError";
 }
 
 /** docker-modem's errors: "(HTTP code 404) no such container - No such container: abc". */
@@ -113,11 +119,11 @@ export function publicError(e: unknown): PublicError {
     const text = kind ?? scrubText(essence(message));
     return { code: ours ?? "LS_ERR_DATABASE", message: clip(`${prismaCode ? `Prisma ${prismaCode}: ` : ""}${text || "database error"}`) };
   }
-  if (isPostgres(err)) {
+  if (isPostgresError(err)) {
     return { code: ours ?? "LS_ERR_DATABASE", message: clip(`Postgres ${String(err.code)}: ${scrubText(essence(message)) || "database error"}`) };
   }
-  // packages/db's DatabaseConnectionError: node-postgres's connection failed (ECONNREFUSED, the pool's timeout).
-  if (err.name === "DatabaseConnectionError") {
+  // node-postgres's connection failed (ECONNREFUSED, the pool's timeout).
+  if (isDatabaseConnectionError(err)) {
     const what = typeof err.code === "string" && err.code in SYSTEM_ERRORS ? `${SYSTEM_ERRORS[err.code]} (${err.code})` : scrubText(essence(message));
     return { code: ours ?? "LS_ERR_DATABASE", message: clip(`database connection: ${what || "failed"}`) };
   }

@@ -1,3 +1,4 @@
+import { isPostgresError } from "@loopsmith/core";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { clearLogs } from "@prisma/debug";
 import pg from "pg";
@@ -57,7 +58,7 @@ export async function sendStatement<T>(db: PrismaClient | Prisma.TransactionClie
     // Postgres's own answer (a DatabaseError: severity, SQLSTATE) says where it came from; a socket's or
     // the pool's error does not, so it is wrapped to say it was the database's connection. A RangeError or
     // TypeError is the parameters' (too long, not serialisable) and stays what it is.
-    if (e instanceof Error && !("severity" in e) && !(e instanceof RangeError) && !(e instanceof TypeError)) throw new DatabaseConnectionError(e);
+    if (e instanceof Error && !isPostgresError(e) && !(e instanceof RangeError) && !(e instanceof TypeError)) throw new DatabaseConnectionError(e);
     throw e;
   }
 }
