@@ -79,6 +79,10 @@ export const runnerConfigSchema = baseConfigSchema
     // queue, and another tenant's step waits behind at most that many of theirs. 0 disables the cap.
     TENANT_MAX_ACTIVE_GOALS: z.coerce.number().int().min(0).default(4),
     TENANT_DEFER_MS: z.coerce.number().int().min(50).default(1000),
+    // A goal's inputs, checker files, workspace and frozen plan, which never change, are kept in the runner
+    // between its steps (each step read all four); this bounds them across goals, least recently used out.
+    // 0 reads them for every step.
+    RUNNER_GOAL_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
     // How long a goal waits in awaiting_approval before it fails with approval_timeout.
     APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(24 * 3600),
     // Token estimate for a model call's output, reserved before the call (the real figure settles after).

@@ -17,6 +17,7 @@ import { admitStep } from "./fairness";
 import { instrumentSandbox } from "./instrument";
 import { publishReceiptKey, revokeReceiptKeys, type ReceiptSigner } from "./receipt-key";
 import { runStep } from "./step";
+import { createGoalMaterial } from "./states/material";
 import { createTickWorker, restoreJobSchedulers } from "./ticks";
 import { createGoalWorker, type JobMeta } from "./worker";
 
@@ -100,6 +101,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     log,
     config,
     now: deps.now ?? (() => new Date()),
+    material: createGoalMaterial(prisma, config.RUNNER_GOAL_CACHE_MB * 1024 * 1024),
     enqueue,
     deliver: async (goalId: string) => {
       await enqueuePendingDeliveries(prisma, webhookQueue, config, goalId);

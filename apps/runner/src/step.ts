@@ -129,6 +129,8 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
       ...(ended ? { secondsSinceSubmit: (deps.now().getTime() - goal.createdAt.getTime()) / 1000 } : {}),
     });
     deps.afterCommit?.(move);
+    // Its steps are over, or wait on its client for hours: what they read need not be kept meanwhile.
+    if (!isWorking(move.to)) deps.material.forget(goal.id);
     await scheduleAfter(deps, goal, move.to, version);
     return { done: true, from: move.from, to: move.to, version };
   } catch (e) {

@@ -8,6 +8,7 @@ import type { FrozenCheck, GeneratedCode, Language } from "@loopsmith/schemas";
 import { applyAttempt, type RunEvidence, type VerifyContext, type WorkspaceEvidence, type WorkspaceFile } from "@loopsmith/verifier";
 import { runCheckRuns, type CheckRunsOfCheck } from "./check-runs";
 import type { StepDeps } from "./context";
+import type { GoalWorkspace } from "./evidence";
 
 export interface ProgramRun {
   run: RunResult;
@@ -28,11 +29,7 @@ export function programCommand(language: Language, filename: string): { command:
   return { command: ["python3", filename], runtime: "python" };
 }
 
-/** A goal's workspace as the runner holds it: the original files and the paths the model may not change. */
-export interface GoalWorkspace {
-  files: WorkspaceFile[];
-  locked: string[];
-}
+export type { GoalWorkspace } from "./evidence";
 
 /** The files an attempt writes: its program (at its filename) and the further files it gives. */
 export function attemptFiles(code: Pick<GeneratedCode, "filename" | "source"> & { files?: GeneratedCode["files"] }): WorkspaceFile[] {

@@ -8,6 +8,7 @@ import type { LoopModel, PricingConfig } from "@loopsmith/models";
 import type { FailureReport } from "@loopsmith/schemas";
 import type { Sandbox } from "@loopsmith/sandbox";
 import type { CheckPool } from "@loopsmith/verifier";
+import type { GoalMaterial } from "./material";
 import type { ModelSpec } from "@loopsmith/schemas";
 
 export interface StepDeps {
@@ -21,6 +22,8 @@ export interface StepDeps {
   /** Injected so tests can pin time. */
   now: () => Date;
   config: StepConfig;
+  /** A goal's inputs, checker files, workspace and plan: read once per runner, not once per step. */
+  material: GoalMaterial;
   /** Model calls and goal moves are reported here (default: nowhere). */
   metrics?: Metrics;
 }

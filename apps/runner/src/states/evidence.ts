@@ -3,11 +3,16 @@
 // next step of any goal.
 import { LoopSmithError, storable } from "@loopsmith/core";
 import type { Execution, PrismaClient } from "@loopsmith/db";
-import { summarizeInput, type InputSummary, type RunSummary } from "@loopsmith/agents";
+import type { RunSummary } from "@loopsmith/agents";
 import { frozenCheck, generatedCode, inspection, planOutput, type FrozenCheck, type GeneratedCode, type Inspection, type PlanOutput } from "@loopsmith/schemas";
-import { readStoredWorkspace } from "@loopsmith/verifier";
+import { readStoredWorkspace, type WorkspaceFile } from "@loopsmith/verifier";
 import { z } from "zod";
-import type { GoalWorkspace } from "./attempt";
+
+/** A goal's workspace as the runner holds it: the original files and the paths the model may not change. */
+export interface GoalWorkspace {
+  files: WorkspaceFile[];
+  locked: string[];
+}
 
 export interface FrozenPlan {
   plan: PlanOutput;
@@ -30,9 +35,6 @@ export async function loadWorkspace(prisma: PrismaClient, goalId: string): Promi
   return { files: await readStoredWorkspace(Buffer.from(row.archive)), locked: z.array(z.string()).parse(row.locked) };
 }
 
-export async function loadInputSummaries(prisma: PrismaClient, goalId: string): Promise<InputSummary[]> {
-  return (await loadInputs(prisma, goalId)).map((f) => summarizeInput(f.name, f.content));
-}
 
 export async function loadPlan(prisma: PrismaClient, goalId: string): Promise<FrozenPlan> {
   const row = (await prisma.plan.findUnique({ where: { goalId } })) ?? missing("the plan", goalId);

@@ -9,9 +9,8 @@ import { storedBudgets, type Language } from "@loopsmith/schemas";
 import { applyAttempt, WORKSPACE_FILES_PREFIX, WORKSPACE_PATCH, workspacePatch } from "@loopsmith/verifier";
 import { attemptFiles, runProgram, type GoalWorkspace, type ProgramRun } from "./attempt";
 import { chooseCandidate, loadLatestCandidates, triedSummary, tryCandidate, type Tried } from "./candidates";
-import { checkRunRows, loadCheckerFiles, summarizeCheckRuns } from "./check-runs";
+import { checkRunRows, summarizeCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadInputs, loadPlan, loadWorkspace } from "./evidence";
 
 const STDERR_TAIL = 2000;
 /** The tape row keeps this much of an attempt's patch; the whole patch is the workspace.patch artifact. */
@@ -40,10 +39,10 @@ export const execute: StateHandler = async (ctx, deps) => {
   // Side by side: a step's reads are independent round trips (issue 29).
   const [candidates, inputs, workspace, { checks }, checkerFiles] = await Promise.all([
     loadLatestCandidates(deps.prisma, goal.id),
-    loadInputs(deps.prisma, goal.id),
-    loadWorkspace(deps.prisma, goal.id),
-    loadPlan(deps.prisma, goal.id),
-    loadCheckerFiles(deps.prisma, goal.id),
+    deps.material.inputs(goal.id),
+    deps.material.workspace(goal.id),
+    deps.material.plan(goal.id),
+    deps.material.checkerFiles(goal.id),
   ]);
   // The execution reserves its timeout against the wall-clock budget: it may use what is left, no more.
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);

@@ -2,7 +2,7 @@
 import { generatorRequest } from "@loopsmith/agents";
 import type { StateHandler } from "./context";
 import { generatedCode, schedulePin, type Language } from "@loopsmith/schemas";
-import { loadInputSummaries, loadPlan, loadWorkspace } from "./evidence";
+import { inputSummaries } from "./material";
 import { candidatesDetail, sampled } from "./candidates";
 import { modelFailed, modelTurns } from "./model-call";
 
@@ -14,9 +14,9 @@ export const generate: StateHandler = async (ctx, deps) => {
   }
   // Side by side: a step's reads are independent round trips (issue 29).
   const [{ plan, checks }, inputs, workspace] = await Promise.all([
-    loadPlan(deps.prisma, ctx.goal.id),
-    loadInputSummaries(deps.prisma, ctx.goal.id),
-    loadWorkspace(deps.prisma, ctx.goal.id),
+    deps.material.plan(ctx.goal.id),
+    inputSummaries(deps, ctx.goal.id),
+    deps.material.workspace(ctx.goal.id),
   ]);
   const req = generatorRequest({ plan, checks, inputs, deliverable: ctx.goal.deliverable, language: ctx.goal.language as Language, workspace });
   // Best-of-N: N programs at once (one for most goals); EXECUTE runs and checks each. Only when every call

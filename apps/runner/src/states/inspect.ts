@@ -4,9 +4,9 @@ import { applyVeto, errorClass, inspectorRequest, outcomeHash, stuckHashes } fro
 import { checkResultRow } from "@loopsmith/db";
 import { jsonDepth, parseJsonExact } from "@loopsmith/verifier";
 import { workspaceEvidence } from "./attempt";
-import { loadCheckerFiles, loadCheckRuns } from "./check-runs";
+import { loadCheckRuns } from "./check-runs";
 import type { StateHandler } from "./context";
-import { loadExecution, loadInputs, loadLatestAttempt, loadPlan, loadWorkspace, runSummary } from "./evidence";
+import { loadExecution, loadLatestAttempt, runSummary } from "./evidence";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const inspect: StateHandler = async (ctx, deps) => {
@@ -14,13 +14,13 @@ export const inspect: StateHandler = async (ctx, deps) => {
   const attempt = goal.attempts;
   // Side by side: a step's reads are independent round trips (issue 29).
   const [{ plan, checks }, exec, inputs, checkerFiles, runs, { code, ran }, workspace, earlier] = await Promise.all([
-    loadPlan(deps.prisma, goal.id),
+    deps.material.plan(goal.id),
     loadExecution(deps.prisma, goal.id, attempt),
-    loadInputs(deps.prisma, goal.id),
-    loadCheckerFiles(deps.prisma, goal.id),
+    deps.material.inputs(goal.id),
+    deps.material.checkerFiles(goal.id),
     loadCheckRuns(deps.prisma, goal.id, attempt),
     loadLatestAttempt(deps.prisma, goal.id),
-    loadWorkspace(deps.prisma, goal.id),
+    deps.material.workspace(goal.id),
     // The progress guard's history: earlier attempts' outcomes on the tape.
     deps.prisma.transition.findMany({
       // awaiting_approval: an attempt whose give-up the client overruled (a spending pause has no hash).

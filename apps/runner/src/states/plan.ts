@@ -6,9 +6,8 @@ import { planRow } from "@loopsmith/db";
 import { checkSpec, frozenCheck, schedulePin, selfTestSpec, storedBudgets } from "@loopsmith/schemas";
 import { z } from "zod";
 import type { StateHandler } from "./context";
-import { loadCheckerFiles } from "./check-runs";
-import { loadInputs, loadInputSummaries } from "./evidence";
 import { runSelfTest } from "./self-test";
+import { inputSummaries } from "./material";
 import { modelFailed, modelTurn } from "./model-call";
 
 export const plan: StateHandler = async (ctx, deps) => {
@@ -19,8 +18,8 @@ export const plan: StateHandler = async (ctx, deps) => {
   const selfTest = await runSelfTest(deps, {
     checks: freezeChecks(clientChecks, [], goal.deliverable).checks,
     fixtures: goal.selfTest === null ? null : selfTestSpec.parse(goal.selfTest),
-    inputs: await loadInputs(deps.prisma, goal.id),
-    checkerFiles: await loadCheckerFiles(deps.prisma, goal.id),
+    inputs: await deps.material.inputs(goal.id),
+    checkerFiles: await deps.material.checkerFiles(goal.id),
     timeoutMs: storedBudgets(goal.budgets, goal.maxAttempts).execution_timeout_seconds * 1000,
     signal: ctx.signal,
   });
@@ -40,7 +39,7 @@ export const plan: StateHandler = async (ctx, deps) => {
   const req = plannerRequest({
     objective: goal.objective,
     success: goal.success,
-    inputs: await loadInputSummaries(deps.prisma, goal.id),
+    inputs: await inputSummaries(deps, goal.id),
     clientChecks,
     deliverable: goal.deliverable,
   });

@@ -4,7 +4,7 @@ import { refinerRequest } from "@loopsmith/agents";
 import { giveUpOf } from "@loopsmith/db";
 import { checkOutcome, type Language } from "@loopsmith/schemas";
 import type { StateHandler } from "./context";
-import { loadExecution, loadLatestCode, loadLatestInspection, loadPlan, loadWorkspace, runSummary } from "./evidence";
+import { loadExecution, loadLatestCode, loadLatestInspection, runSummary } from "./evidence";
 import { candidatesDetail, sampled } from "./candidates";
 import { modelFailed, modelTurns } from "./model-call";
 
@@ -12,7 +12,7 @@ export const refine: StateHandler = async (ctx, deps) => {
   const { goal } = ctx;
   // Side by side: a step's reads are independent round trips (issue 29).
   const [{ plan }, exec, failedRows, entered, latestCode, inspection, workspace] = await Promise.all([
-    loadPlan(deps.prisma, goal.id),
+    deps.material.plan(goal.id),
     loadExecution(deps.prisma, goal.id, goal.attempts),
     deps.prisma.checkResult.findMany({ where: { goalId: goal.id, attempt: goal.attempts, passed: false }, orderBy: { createdAt: "asc" } }),
     // issue 27: the client approved going on after a give-up: the refiner hears the give-up and the note.
@@ -23,7 +23,7 @@ export const refine: StateHandler = async (ctx, deps) => {
     }),
     loadLatestCode(deps.prisma, goal.id),
     loadLatestInspection(deps.prisma, goal.id),
-    loadWorkspace(deps.prisma, goal.id),
+    deps.material.workspace(goal.id),
   ]);
   const failed = failedRows.map((r) =>
     checkOutcome.parse({ id: r.checkId, params: r.params, passed: r.passed, message: r.message, feedback: r.feedback || r.message, hidden: r.hidden, findings: r.findings }),

@@ -9,6 +9,7 @@ import type { GoalJob } from "@loopsmith/schemas";
 import type { CheckPool } from "@loopsmith/verifier";
 import type { RunnerConfig } from "../../src/config";
 import type { StepRunnerDeps } from "../../src/step";
+import { createGoalMaterial } from "../../src/states/material";
 import { SUITE_RUNTIME } from "../../../../packages/sandbox/test/support";
 
 export function stepDeps(o: {
@@ -31,6 +32,7 @@ export function stepDeps(o: {
     config: o.config,
     log,
     now: () => new Date(),
+    material: createGoalMaterial(o.prisma, o.config.RUNNER_GOAL_CACHE_MB * 1024 * 1024),
     enqueue: o.enqueue ?? (async () => undefined),
     deliver: async () => undefined,
     approvalTimeoutMs: 60_000,
