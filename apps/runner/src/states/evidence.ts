@@ -60,19 +60,21 @@ export async function loadLatestCode(prisma: Pick<PrismaClient, "transition">, g
 
 /** The latest attempt's code (see loadLatestCode) and the detail of the EXECUTE row that ran it, once it ran. */
 export async function loadLatestAttempt(prisma: Pick<PrismaClient, "transition">, goalId: string): Promise<{ code: GeneratedCode; ran?: unknown }> {
-  // One after the other: a schedule's pin reads this inside a transaction.
-  const row =
-    (await prisma.transition.findFirst({
-      // Not a resume from errored: that row carries no code.
-      where: { goalId, toState: "execute", fromState: { in: ["generate", "refine"] } },
-      orderBy: { seq: "desc" },
-      select: { seq: true, detail: true },
-    })) ?? missing("the generated code", goalId);
-  const ran = await prisma.transition.findFirst({ where: { goalId, fromState: "execute", toState: "inspect" }, orderBy: { seq: "desc" }, select: { seq: true, detail: true } });
-  // The run of this code, not of an earlier attempt's.
-  const detail = ran && ran.seq > row.seq ? ran.detail : undefined;
+  // Both rows in one statement (a schedule's pin reads this inside a transaction): the newest row that
+  // carried a program (not a resume from errored: that row carries no code) and the newest run. A program's
+  // run follows it once (EXECUTE moves to INSPECT once per attempt), so the newest two rows hold both.
+  const rows = await prisma.transition.findMany({
+    where: { goalId, OR: [{ toState: "execute", fromState: { in: ["generate", "refine"] } }, { fromState: "execute", toState: "inspect" }] },
+    orderBy: { seq: "desc" },
+    take: 2,
+    select: { fromState: true, detail: true },
+  });
+  const at = rows.findIndex((r) => r.fromState !== "execute");
+  if (at < 0) missing("the generated code", goalId);
+  // The run of this code (a newer row than the code's), not of an earlier attempt's.
+  const detail = at === 1 ? rows[0]!.detail : undefined;
   const chosen = (detail as { chosen?: { code?: unknown } } | undefined)?.chosen?.code;
-  return { code: generatedCode.parse(chosen ?? (row.detail as { code?: unknown }).code), ...(detail !== undefined ? { ran: detail } : {}) };
+  return { code: generatedCode.parse(chosen ?? (rows[at]!.detail as { code?: unknown }).code), ...(detail !== undefined ? { ran: detail } : {}) };
 }
 
 /**
@@ -90,12 +92,12 @@ export async function loadLatestInspection(prisma: PrismaClient, goalId: string)
 }
 
 export async function loadExecution(prisma: PrismaClient, goalId: string, attempt: number) {
-  return (
-    (await prisma.execution.findUnique({
-      where: { goalId_attempt: { goalId, attempt } },
-      include: { artifactFiles: true },
-    })) ?? missing(`execution ${attempt}`, goalId)
-  );
+  // Side by side (an include would send the artifacts' statement once the execution came back).
+  const [exec, artifactFiles] = await Promise.all([
+    prisma.execution.findUnique({ where: { goalId_attempt: { goalId, attempt } } }),
+    prisma.artifact.findMany({ where: { goalId, execution: { is: { goalId, attempt } } } }),
+  ]);
+  return { ...(exec ?? missing(`execution ${attempt}`, goalId)), artifactFiles };
 }
 
 /** What the models are told about a stored execution; `deliverable` names the file to show (null: none). */
