@@ -1,9 +1,9 @@
 // Every model turn goes through here: it is recorded in model_calls (tokens, latency, request, response or
 // error), and a response already stored for the same goal, state, attempt and request is reused instead
 // of asking (and paying) again, which is what a retried step needs.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { errorCodeOf, type ModelCallOutcome } from "@loopsmith/core";
-import { Prisma } from "@loopsmith/db";
+import { Prisma, sendStatement } from "@loopsmith/db";
 import { costUsd, ModelOutputError, ModelUnavailableError, priceOf, type LoopModel, type ModelRequest } from "@loopsmith/models";
 import { MODEL_CALL_RESERVED, POSSIBLY_BILLED, storedBudgets } from "@loopsmith/schemas";
 import { StepStop, type GoalContext, type StepDeps } from "./context";
@@ -57,7 +57,7 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
   // best-of-N's calls read it in turn, each after the reservations before it.
   let spentNow = serial ? undefined : spentBefore(deps, key);
   spentNow?.catch(() => undefined);
-  const prior = await deps.prisma.modelCall.findUnique({ where: { goalId_state_attempt_requestHash: key } });
+  const prior = await priorCall(deps, key);
   if (prior && prior.response !== null && prior.error === null) {
     const reused = req.schema.safeParse(prior.response);
     if (reused.success) return { ok: true, output: reused.data, reused: true };
@@ -92,8 +92,8 @@ export async function modelTurn<T>(ctx: GoalContext, deps: StepDeps, req: ModelR
     };
     // The reservation row carries the request already: the answer settles it without sending the prompt
     // again. Should that row be gone (moved aside meanwhile), the answer is written whole.
-    const settled = await deps.prisma.modelCall.updateMany({ where: key, data: answer });
-    if (settled.count === 0) {
+    const settled = await settle(deps, key, answer);
+    if (settled === 0) {
       const row = { ...base, ...answer };
       await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
     }
@@ -159,13 +159,40 @@ async function keepPossiblyBilled(deps: StepDeps, id: string, requestHash: strin
   });
 }
 
+type CallKey = { goalId: string; state: string; attempt: number; requestHash: string };
+// A turn's own statements go to Postgres directly (sendStatement), not through Prisma's client: they are
+// most of a step's statements, and Prisma's client keeps its last hundred calls' arguments, the prompts
+// among them.
+const KEY_SQL = `goal_id = $1::uuid AND state = $2::text AND attempt = $3::int AND request_hash = $4::text`;
+const keyParams = (k: CallKey) => [k.goalId, k.state, k.attempt, k.requestHash];
+
+/** This call's own row, from an earlier try of the step (an answer to reuse, or a reservation left behind). */
+async function priorCall(deps: StepDeps, key: CallKey) {
+  const [row] = await sendStatement<{ id: string; response: unknown; error: string | null }>(deps.prisma, `SELECT id::text, response, error FROM model_calls WHERE ${KEY_SQL}`, keyParams(key));
+  return row ?? null;
+}
+
 /** What the goal's model calls spent (reserved or answered), but this call's own earlier row. */
-function spentBefore(deps: StepDeps, key: { goalId: string; state: string; attempt: number; requestHash: string }) {
-  return deps.prisma.modelCall.aggregate({
-    // This call's own earlier reservation (a retried step) is replaced, not added to.
-    where: { goalId: key.goalId, NOT: key },
-    _sum: { tokensIn: true, tokensOut: true, costUsd: true },
-  });
+async function spentBefore(deps: StepDeps, key: CallKey): Promise<{ tokens: number; usd: number }> {
+  // This call's own earlier reservation (a retried step) is replaced, not added to.
+  const [row] = await sendStatement<{ tokens: number; usd: number }>(
+    deps.prisma,
+    `SELECT coalesce(sum(tokens_in + tokens_out), 0)::float8 AS tokens, coalesce(sum(cost_usd), 0)::float8 AS usd
+       FROM model_calls WHERE goal_id = $1::uuid AND NOT (${KEY_SQL})`,
+    keyParams(key),
+  );
+  return row!;
+}
+
+/** Settles the call's reservation with its answer; how many rows it settled (0: the row was moved aside). */
+async function settle(deps: StepDeps, key: CallKey, answer: { tokensIn: number; tokensOut: number; costUsd: number; latencyMs: number; response: Prisma.InputJsonValue }): Promise<number> {
+  const rows = await sendStatement<{ id: string }>(
+    deps.prisma,
+    `UPDATE model_calls SET tokens_in = $5::int, tokens_out = $6::int, cost_usd = $7::float8, latency_ms = $8::int, response = $9::jsonb, error = NULL
+      WHERE ${KEY_SQL} RETURNING id::text`,
+    [...keyParams(key), answer.tokensIn, answer.tokensOut, answer.costUsd, answer.latencyMs, JSON.stringify(answer.response)],
+  );
+  return rows.length;
 }
 
 /**
@@ -181,12 +208,12 @@ async function reserve(
   key: { goalId: string; state: string; attempt: number; requestHash: string },
   base: Record<string, unknown>,
   price: ReturnType<typeof priceOf>,
-  spent: Awaited<ReturnType<typeof spentBefore>>,
+  spent: { tokens: number; usd: number },
 ): Promise<void> {
   const { goal } = ctx;
   const budgets = storedBudgets(goal.budgets, goal.maxAttempts);
-  const usedTokens = (spent._sum.tokensIn ?? 0) + (spent._sum.tokensOut ?? 0);
-  const usedUsd = spent._sum.costUsd ?? 0;
+  const usedTokens = spent.tokens;
+  const usedUsd = spent.usd;
   const estimateIn = Math.ceil((req.system.length + req.prompt.length) / 4);
   const estimateOut = deps.config.MODEL_OUTPUT_TOKENS_ESTIMATE;
   const estimateUsd = costUsd(price, { inputTokens: estimateIn, outputTokens: estimateOut });
@@ -213,16 +240,19 @@ async function reserve(
       facts,
       `The next ${req.turn} call (estimated $${estimateUsd.toFixed(4)}) would take the goal past its $${budgets.max_cost_usd} budget ($${usedUsd.toFixed(4)} spent).`,
     );
-  const row = {
-    ...(base as { goalId: string; state: string; attempt: number; requestHash: string; provider: string; model: string; systemSha256: string; promptSha256: string; request: Prisma.InputJsonValue }),
-    tokensIn: estimateIn,
-    tokensOut: estimateOut,
-    costUsd: estimateUsd,
-    latencyMs: 0,
-    response: Prisma.DbNull,
-    error: RESERVED,
-  };
-  await deps.prisma.modelCall.upsert({ where: { goalId_state_attempt_requestHash: key }, create: row, update: row });
+  const row = base as { provider: string; model: string; systemSha256: string; promptSha256: string; request: Prisma.InputJsonValue };
+  // As Prisma's upsert wrote it: a new row with its id and the time (the real clock, as Prisma's default:
+  // the receipt orders calls by it), or this call's earlier row overwritten (its id and time kept).
+  await sendStatement(
+    deps.prisma,
+    `INSERT INTO model_calls (id, goal_id, state, attempt, request_hash, provider, model, system_sha256, prompt_sha256, request,
+        tokens_in, tokens_out, cost_usd, latency_ms, response, error, created_at)
+      VALUES ($5::uuid, $1::uuid, $2::text, $3::int, $4::text, $6::text, $7::text, $8::text, $9::text, $10::jsonb, $11::int, $12::int, $13::float8, 0, NULL, $14::text, $15::timestamptz)
+      ON CONFLICT (goal_id, state, attempt, request_hash) DO UPDATE SET provider = EXCLUDED.provider, model = EXCLUDED.model,
+        system_sha256 = EXCLUDED.system_sha256, prompt_sha256 = EXCLUDED.prompt_sha256, request = EXCLUDED.request, tokens_in = EXCLUDED.tokens_in,
+        tokens_out = EXCLUDED.tokens_out, cost_usd = EXCLUDED.cost_usd, latency_ms = 0, response = NULL, error = EXCLUDED.error`,
+    [...keyParams(key), randomUUID(), row.provider, row.model, row.systemSha256, row.promptSha256, JSON.stringify(row.request), estimateIn, estimateOut, estimateUsd, RESERVED, new Date()],
+  );
 }
 
 /** The step result for a model turn that failed its schema after the bounded retries. */
