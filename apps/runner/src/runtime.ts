@@ -4,7 +4,7 @@ import { Queue, type Worker } from "bullmq";
 import type Docker from "dockerode";
 import type { Redis } from "ioredis";
 import { noopMetrics, publicError, type Logger, type Metrics } from "@loopsmith/core";
-import { advanceGoal, sealWebhookSecrets, sendStatement, type PrismaClient, type SecretBox } from "@loopsmith/db";
+import { advanceGoal, readStepGoal, sealWebhookSecrets, type PrismaClient, type SecretBox } from "@loopsmith/db";
 import { isState, transition, WORKING_STATES, type Move } from "@loopsmith/machine";
 import type { LoopModel } from "@loopsmith/models";
 import { addPoolGauge, createPromMetrics, type PromMetrics } from "@loopsmith/metrics";
@@ -134,13 +134,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     const tries = spent + 1;
     let deferred: { ahead: number; delayMs: number } | undefined;
     try {
-      // With its tenant's count of open goals: below the cap, admission needs no count of its own. Read
-      // beside the goal, not after it (Prisma's include is a second statement sent once the first returned).
-      const [row, tenant] = await Promise.all([
-        prisma.goal.findUnique({ where: { id: job.goalId } }),
-        sendStatement<{ open_goals: number }>(prisma, `SELECT t.open_goals FROM goals g JOIN tenants t ON t.id = g.tenant_id WHERE g.id = $1::uuid`, [job.goalId]),
-      ]);
-      const goal = row && tenant[0] ? { ...row, tenant: { openGoals: tenant[0].open_goals } } : row;
+      // With its tenant's count of open goals: below the cap, admission needs no count of its own.
+      const goal = await readStepGoal(prisma, job.goalId);
       const admission = await admitStep(prisma, job, goal, tenantCap, stepDeps.now());
       if (admission.run) {
         // Once per job, when its step really starts: a step deferred by tenant fairness counts its whole wait.

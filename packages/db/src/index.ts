@@ -29,6 +29,7 @@ export type {
 export { advanceGoal, asJson, createGoal, tapeHash, type Advance, type NewGoal, type OpenGoalCap, type Tx } from "./goal-state";
 export { artifactRow, checkResultRow, checkRunRow, executionRow, planRow, type ExecutionData, type RowInsert } from "./rows";
 export { readSnapshot } from "./tx";
+export { readStepGoal, type StepGoal } from "./step-goal";
 
 // Tenants, API keys, webhook secrets.
 export {
