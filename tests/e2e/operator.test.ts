@@ -74,6 +74,13 @@ describe("metrics after a goal", () => {
     );
     expect(samples(runner).some((s) => s.name === "loopsmith_model_cost_usd_total" && s.labels.provider === "scripted")).toBe(true);
     expect(sample(runner, "loopsmith_queue_job_latency_seconds_count", { queue: "goals" })).toBeGreaterThanOrEqual(4);
+    // Each step's parts, once per step, by the state it ran in; the handler of EXECUTE holds the program's run.
+    for (const state of ["plan", "generate", "execute", "inspect"])
+      for (const phase of ["read", "handler", "commit", "schedule"])
+        expect(sample(runner, "loopsmith_step_phase_duration_seconds_count", { state, phase }), `${state} ${phase}`).toBe(1);
+    expect(sample(runner, "loopsmith_step_phase_duration_seconds_sum", { state: "execute", phase: "handler" })).toBeGreaterThanOrEqual(
+      sample(runner, "loopsmith_sandbox_run_duration_seconds_sum", { outcome: "exit_zero" })! * 0.99,
+    );
     expect(sample(runner, "loopsmith_queue_job_latency_seconds_count", { queue: "webhooks" })).toBe(1);
     expect(sample(runner, "loopsmith_webhook_deliveries_total", { outcome: "delivered" })).toBe(1);
     expect(sample(runner, "loopsmith_webhook_attempt_duration_seconds_count", { outcome: "delivered" })).toBe(1);

@@ -69,6 +69,7 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
   const prevHash = tapeHash(deps.prisma, goal.id, goal.version);
   prevHash.catch(() => undefined); // awaited by the commit; a handler that throws first leaves it unread
   let result: StepResult;
+  const began = performance.now();
   try {
     result = wallClockExceeded(goal, deps.now()) ?? (await HANDLERS[state](ctx, deps));
   } catch (e) {
@@ -77,6 +78,7 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
   } finally {
     clearInterval(watcher);
   }
+  const handled = performance.now();
   const move = transition(state, result.event);
   const commit = (r: Omit<StepResult, "event">) =>
     advanceGoal(deps.prisma, {
@@ -119,6 +121,7 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
       deps.log.warn({ goalId: goal.id, from: move.from, to: move.to, why }, "evidence refused by the database: committing the move without it");
       ({ version } = await commit(result.degraded!(why)));
     }
+    const committed = performance.now();
     deps.log.info({ goalId: goal.id, from: move.from, to: move.to, version }, "goal moved");
     const ended = move.to === "verified" || move.to === "failed" || move.to === "cancelled";
     deps.metrics?.goalMoved({
@@ -132,6 +135,10 @@ export async function runStep(deps: StepRunnerDeps, job: GoalJob, loaded?: Goal 
     // Its steps are over, or wait on its client for hours: what they read need not be kept meanwhile.
     if (!isWorking(move.to)) deps.material.forget(goal.id);
     await scheduleAfter(deps, goal, move.to, version);
+    const phase = (p: "handler" | "commit" | "schedule", ms: number) => deps.metrics?.stepPhase({ state, phase: p, seconds: ms / 1000 });
+    phase("handler", handled - began);
+    phase("commit", committed - handled);
+    phase("schedule", performance.now() - committed);
     return { done: true, from: move.from, to: move.to, version };
   } catch (e) {
     // Another runner (or a cancel) moved the goal first: that move stands and ours is dropped, evidence and all.

@@ -7,6 +7,11 @@
 
 /** How a sandbox run ended: exit 0, another exit code, killed at its time limit, killed for memory, stopped because its goal moved on (cancelled), or the sandbox itself failed. */
 export type SandboxOutcome = "exit_zero" | "exit_nonzero" | "timeout" | "oom" | "aborted" | "error";
+/**
+ * A part of a goal's step: reading the goal (and its tenant's admission), the state's handler (its reads, a
+ * sandbox run or a model call), committing the move, and scheduling what follows.
+ */
+export type StepPhase = "read" | "handler" | "commit" | "schedule";
 /** One model call: an answer, an answer that failed its schema, or no answer (provider down, refused). */
 export type ModelCallOutcome = "ok" | "output_error" | "unavailable";
 /** One webhook HTTP attempt: a 2xx, a failure (retried while tries remain), 410 Gone, or a URL refused by the SSRF guard. */
@@ -24,6 +29,8 @@ export interface Metrics {
   sandboxRun(m: { outcome: SandboxOutcome; seconds: number }): void;
   /** A model call that went out (not one reused from the ledger). */
   modelCall(m: { provider: string; model: string; outcome: ModelCallOutcome; seconds: number; tokensIn: number; tokensOut: number; costUsd: number }): void;
+  /** A part of a step of a goal in `state` took `seconds`. */
+  stepPhase(m: { state: string; phase: StepPhase; seconds: number }): void;
   /** A queued job started `waitSeconds` after it became due. */
   jobStarted(m: { queue: string; waitSeconds: number }): void;
   webhookAttempt(m: { outcome: WebhookAttemptOutcome; seconds: number }): void;
@@ -37,6 +44,7 @@ export const noopMetrics: Metrics = Object.freeze({
   goalMoved() {},
   sandboxRun() {},
   modelCall() {},
+  stepPhase() {},
   jobStarted() {},
   webhookAttempt() {},
   webhookDelivery() {},

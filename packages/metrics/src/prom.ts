@@ -35,6 +35,7 @@ const BUCKETS = {
   state: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800, 3600, 6 * 3600, 24 * 3600],
   sandbox: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
   model: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  step: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
   queue: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
   webhook: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
   http: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
@@ -75,6 +76,13 @@ export function createPromMetrics(o: { app: string; defaultMetrics?: boolean; no
   const modelTokens = new Counter({ name: "loopsmith_model_tokens_total", help: "Model tokens, by provider, model and direction (input, output).", labelNames: ["provider", "model", "direction"], registers: [registry] });
   const modelCost = new Counter({ name: "loopsmith_model_cost_usd_total", help: "Model spend in USD from the price table, by provider and model.", labelNames: ["provider", "model"], registers: [registry] });
   const modelLatency = new Histogram({ name: "loopsmith_model_call_duration_seconds", help: "Model call latency, by provider and model.", labelNames: ["provider", "model"], buckets: BUCKETS.model, registers: [registry] });
+  const stepPhases = new Histogram({
+    name: "loopsmith_step_phase_duration_seconds",
+    help: "Parts of a goal's step, by the state it ran in and phase: read (the goal and its tenant's admission), handler (the state's work: its reads, a sandbox run, a model call), commit (the move), schedule (what follows).",
+    labelNames: ["state", "phase"],
+    buckets: BUCKETS.step,
+    registers: [registry],
+  });
   const jobLatency = new Histogram({
     name: "loopsmith_queue_job_latency_seconds",
     help: "From when a job was due to when its work started (a goal's step, a delivery's first attempt), once per job, by queue; waits for tenant fairness or webhook slots count in.",
@@ -133,6 +141,9 @@ export function createPromMetrics(o: { app: string; defaultMetrics?: boolean; no
       // Touched even at 0, so that a free (scripted or local) model still shows a series.
       modelCost.inc(l, m.costUsd > 0 ? m.costUsd : 0);
       modelLatency.observe(l, seconds(m.seconds));
+    },
+    stepPhase(m) {
+      stepPhases.observe({ state: m.state, phase: m.phase }, seconds(m.seconds));
     },
     jobStarted(m) {
       jobLatency.observe({ queue: m.queue }, seconds(m.waitSeconds));

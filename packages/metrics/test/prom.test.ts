@@ -13,6 +13,8 @@ describe("createPromMetrics", () => {
     m.modelCall({ provider: "scripted", model: "scripted", outcome: "ok", seconds: 0.01, tokensIn: 120, tokensOut: 30, costUsd: 0 });
     m.modelCall({ provider: "anthropic", model: "claude-x", outcome: "ok", seconds: 1.2, tokensIn: 1000, tokensOut: 200, costUsd: 0.0125 });
     m.jobStarted({ queue: "goals", waitSeconds: 0.02 });
+    m.stepPhase({ state: "inspect", phase: "commit", seconds: 0.004 });
+    m.stepPhase({ state: "inspect", phase: "commit", seconds: 0.03 });
     m.webhookAttempt({ outcome: "gone", seconds: 0.01 });
     m.webhookDelivery({ outcome: "disabled" });
     m.httpRequest({ route: "/goals/:id", method: "GET", statusCode: 200, seconds: 0.004 });
@@ -36,6 +38,9 @@ describe("createPromMetrics", () => {
     // A free model still shows its (zero) spend series.
     expect(sample(text, "loopsmith_model_cost_usd_total", { provider: "scripted", model: "scripted" })).toBe(0);
     expect(sample(text, "loopsmith_queue_job_latency_seconds_count", { queue: "goals" })).toBe(1);
+    expect(sample(text, "loopsmith_step_phase_duration_seconds_count", { state: "inspect", phase: "commit" })).toBe(2);
+    expect(sample(text, "loopsmith_step_phase_duration_seconds_sum", { state: "inspect", phase: "commit" })).toBeCloseTo(0.034, 6);
+    expect(sample(text, "loopsmith_step_phase_duration_seconds_bucket", { state: "inspect", phase: "commit", le: "0.005" })).toBe(1);
     expect(sample(text, "loopsmith_webhook_attempt_duration_seconds_count", { outcome: "gone" })).toBe(1);
     expect(sample(text, "loopsmith_webhook_deliveries_total", { outcome: "disabled" })).toBe(1);
     expect(sample(text, "loopsmith_http_request_duration_seconds_count", { route: "/goals/:id", method: "GET", status_code: "200" })).toBe(1);
