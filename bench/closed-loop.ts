@@ -10,7 +10,8 @@
 import { parseArgs } from "node:util";
 import type { GoalView } from "@loopsmith/schemas";
 import { demoGoal, EXPECTED_TAPE } from "../scripts/demo/scenario";
-import { runGoal, startStack, timeInStates } from "../scripts/lib/stack";
+import { freePort, runGoal, startStack, timeInStates } from "../scripts/lib/stack";
+import { samples } from "../packages/metrics/test/parse";
 import { containersCpuMs, cpuSince, cpuSnapshot, pidsNamed } from "./lib/cpu";
 import { pct } from "./lib/stats";
 
@@ -30,6 +31,8 @@ const summary: string[] = [];
 for (const size of values.pool.split(",")) {
   const env: Record<string, string | undefined> = { ...process.env, LOOPSMITH_SCRIPTED_MODEL: "true", QUEUE_PREFIX: `loopsmith-bench-${process.pid}-${size}` };
   if (size !== "default") env.SANDBOX_POOL_SIZE = size;
+  // The runner's own timers of each step's parts (loopsmith_step_phase_duration_seconds), read before and after.
+  env.RUNNER_METRICS_PORT = String(await freePort());
   console.log(`-- SANDBOX_POOL_SIZE=${env.SANDBOX_POOL_SIZE ?? "(default: RUNNER_CONCURRENCY)"}`);
   const stack = await startStack(env);
   try {
@@ -48,6 +51,8 @@ for (const size of values.pool.split(",")) {
       // Long-lived engine processes; a container's short-lived runc processes count only in the machine's.
       engine: () => pidsNamed(/^(dockerd|containerd|containerd-shim)/),
     };
+    const scrape = async () => samples(await (await fetch(`http://127.0.0.1:${env.RUNNER_METRICS_PORT}/metrics`)).text());
+    const metricsBefore = await scrape();
     const cpuBefore = cpuSnapshot(parties);
     const containersBefore = containersCpuMs();
     const started = performance.now();
@@ -59,6 +64,7 @@ for (const size of values.pool.split(",")) {
       }
     }
     const elapsed = performance.now() - started;
+    const metricsAfter = await scrape();
     const cpu = cpuSince(cpuBefore, cpuSnapshot(parties));
     const containers = containersCpuMs() - containersBefore;
 
@@ -82,6 +88,7 @@ for (const size of values.pool.split(",")) {
         `engine ${perGoal(cpu.parties.engine!)}, inside containers ${Number.isNaN(containers) ? "(not measured here)" : perGoal(containers)}; ` +
         `machine ${perGoal(cpu.machineBusy)} (${Math.round((100 * cpu.machineBusy) / cpu.machineTotal)}% busy)`,
     );
+    printPhases(metricsBefore, metricsAfter, goals.length);
     console.log(`per EXECUTE step:                      ${stat(goals.flatMap((g) => timeInStatesList(g, "execute")))}`);
     console.log(`per model step (PLAN/GENERATE/REFINE): ${stat(goals.flatMap((g) => ["plan", "generate", "refine"].flatMap((s) => timeInStatesList(g, s))))}`);
     summary.push(
@@ -95,4 +102,25 @@ if (summary.length > 1) console.log(`\n${summary.join("\n")}`);
 
 function timeInStatesList(g: GoalView, state: string): number[] {
   return g.transitions.flatMap((t, i) => (t.to === state && g.transitions[i + 1] ? [Date.parse(g.transitions[i + 1]!.at) - Date.parse(t.at)] : []));
+}
+
+type Samples = Awaited<ReturnType<typeof samples>>;
+
+/** Milliseconds per goal of each step part, from the runner's histograms' sums between two scrapes. */
+function printPhases(before: Samples, after: Samples, goals: number): void {
+  const sum = (xs: Samples, name: string, match: (l: Record<string, string>) => boolean) =>
+    xs.filter((x) => x.name === name && match(x.labels)).reduce((n, x) => n + x.value, 0);
+  const grew = (name: string, match: (l: Record<string, string>) => boolean) => (1000 * (sum(after, name, match) - sum(before, name, match))) / goals;
+  const phases = ["read", "handler", "commit", "schedule"] as const;
+  console.log(`per goal, by the runner's timers (ms): state: ${phases.join(" / ")}`);
+  for (const state of ["plan", "generate", "execute", "inspect", "refine"]) {
+    const ms = phases.map((phase) => grew("loopsmith_step_phase_duration_seconds_sum", (l) => l.state === state && l.phase === phase).toFixed(1));
+    console.log(`  ${state.padEnd(9)} ${ms.join(" / ")}`);
+  }
+  const runs = grew("loopsmith_sandbox_run_duration_seconds_sum", () => true);
+  const executeHandler = grew("loopsmith_step_phase_duration_seconds_sum", (l) => l.state === "execute" && l.phase === "handler");
+  const handOver = grew("loopsmith_queue_job_latency_seconds_sum", (l) => l.queue === "goals");
+  // The runner times a sandbox run from the call, so a wait for the pool's container counts as the run's here
+  // (not in the goal's sandbox_ms, which starts at the request).
+  console.log(`  EXECUTE's handler besides its sandbox runs (pool waits in the runs) ${(executeHandler - runs).toFixed(1)} ms; the queue's hand-overs ${handOver.toFixed(1)} ms`);
 }
