@@ -1,32 +1,21 @@
 // A move is one SQL statement (issue 29): the CAS, the tape row and the move's rows land together or not
 // at all, and what is stored reads back as it was given (bytes, text, big numbers, JSON).
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, paths } from "@loopsmith/db-tooling";
+import { beforeAll, describe, expect, it } from "vitest";
 import { chainHashes } from "@loopsmith/receipts";
-import { dropDatabase, tempDatabaseName, urlForDatabase } from "../../db-tooling/test/temp-db";
+import { testDatabase } from "./support/database";
 
-execFileSync("bash", [path.join(paths.repoRoot, "scripts", "prisma-generate.sh")], { stdio: "ignore" });
-const db = await import("../src/index");
-const { advanceGoal, createGoal, createPrisma, executionRow, artifactRow, checkRunRow, checkResultRow, planRow } = db;
-
-const dbName = tempDatabaseName();
-let prisma: ReturnType<typeof createPrisma>;
+const test = await testDatabase();
+const db = test.db;
+const { advanceGoal, createGoal, executionRow, artifactRow, checkRunRow, checkResultRow, planRow } = db;
+let prisma: typeof test.prisma;
 let tenantId: string;
 
 beforeAll(async () => {
-  await migrate(urlForDatabase(dbName));
-  prisma = createPrisma(urlForDatabase(dbName));
+  prisma = test.prisma;
   tenantId = (await prisma.tenant.create({ data: { name: "t" } })).id;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await dropDatabase(dbName);
 });
 
 const goal = () =>

@@ -1,25 +1,13 @@
-import { execFileSync } from "node:child_process";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, paths } from "@loopsmith/db-tooling";
-import { dropDatabase, tempDatabaseName, urlForDatabase } from "../../db-tooling/test/temp-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase } from "./support/database";
 
-// The generated client is git-ignored; generation is skipped when up to date (stamp file), so this is cheap.
-execFileSync("bash", [path.join(paths.repoRoot, "scripts", "prisma-generate.sh")], { stdio: "ignore" });
-const { createPrisma, DatabaseConnectionError, pingDatabase, sendStatement } = await import("../src/index");
-type Prisma = ReturnType<typeof createPrisma>;
-
-const dbName = tempDatabaseName();
+const test = await testDatabase();
+const { createPrisma, DatabaseConnectionError, pingDatabase, sendStatement } = test.db;
+type Prisma = typeof test.prisma;
 let prisma: Prisma;
 
-beforeAll(async () => {
-  await migrate(urlForDatabase(dbName));
-  prisma = createPrisma(urlForDatabase(dbName));
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await dropDatabase(dbName);
+beforeAll(() => {
+  prisma = test.prisma;
 });
 
 const newGoal = () => ({

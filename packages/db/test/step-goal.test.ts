@@ -1,26 +1,16 @@
 // The goal a runner's step reads in one statement is the Goal Prisma reads, field for field and type for
 // type (dates as Dates, JSON parsed, nulls as nulls), with the tenant's count of open goals beside it.
-import { execFileSync } from "node:child_process";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, paths } from "@loopsmith/db-tooling";
-import { dropDatabase, tempDatabaseName, urlForDatabase } from "../../db-tooling/test/temp-db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testDatabase } from "./support/database";
 
-execFileSync("bash", [path.join(paths.repoRoot, "scripts", "prisma-generate.sh")], { stdio: "ignore" });
-const { createGoal, createPrisma, readStepGoal } = await import("../src/index");
-
-const dbName = tempDatabaseName();
-let prisma: ReturnType<typeof createPrisma>;
+const test = await testDatabase();
+const { createGoal, readStepGoal } = test.db;
+let prisma: typeof test.prisma;
 let tenantId: string;
 
 beforeAll(async () => {
-  await migrate(urlForDatabase(dbName));
-  prisma = createPrisma(urlForDatabase(dbName));
+  prisma = test.prisma;
   tenantId = (await prisma.tenant.create({ data: { name: "t" } })).id;
-});
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await dropDatabase(dbName);
 });
 
 const prismaReading = (id: string) => prisma.goal.findUnique({ where: { id }, include: { tenant: { select: { openGoals: true } } } });
