@@ -1,12 +1,12 @@
 // The receipt of a verified goal: read inside the transaction that moves the goal to `verified` (after its
 // tape row and the INSPECT step's check results are written), signed, and stored with the goal. A goal is
 // therefore never verified without its receipt, and the receipt covers the whole tape, `verified` included.
-import { LoopSmithError } from "@loopsmith/core";
 import { resultMatchesParams, sendStatement, type Tx } from "@loopsmith/db";
 import { buildReceiptPayload, signReceipt, type ReceiptFacts } from "@loopsmith/receipts";
 import { frozenCheck, generatedCode } from "@loopsmith/schemas";
 import { z } from "zod";
 import { assertSignable, type ReceiptSigner } from "./receipt-key";
+import { missing } from "./states/evidence";
 
 export async function issueReceipt(tx: Tx, goalId: string, signer: ReceiptSigner, at: Date): Promise<void> {
   // Past the key's expiry the move to verified fails (and is retried, then parked) rather than carry a
@@ -55,10 +55,9 @@ interface StoredFacts {
 export async function receiptFacts(tx: Tx, goalId: string, at: Date): Promise<ReceiptFacts> {
   const [row] = await sendStatement<{ facts: string }>(tx, FACTS_SQL, [goalId]);
   const f = JSON.parse(row!.facts) as StoredFacts;
-  const missing = (what: string) => new LoopSmithError("LS_ERR_INTERNAL", `goal ${goalId}: ${what} is missing from the database`);
-  if (!f.goal) throw missing("the goal");
-  if (!f.exec) throw missing(`execution ${f.goal.attempts}`);
-  if (!f.code) throw missing("the generated code");
+  if (!f.goal) missing("the goal", goalId);
+  if (!f.exec) missing(`execution ${f.goal.attempts}`, goalId);
+  if (!f.code) missing("the generated code", goalId);
   const checks = z.array(frozenCheck).parse(f.goal.checks ?? []);
   return {
     goalId,

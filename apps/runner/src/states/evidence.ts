@@ -19,7 +19,8 @@ export interface FrozenPlan {
   checks: FrozenCheck[];
 }
 
-function missing(what: string, goalId: string): never {
+/** A row a step needs is not in the database (a bug, or a goal changed by hand): the step fails. */
+export function missing(what: string, goalId: string): never {
   throw new LoopSmithError("LS_ERR_INTERNAL", `goal ${goalId}: ${what} is missing from the database`);
 }
 
