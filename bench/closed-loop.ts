@@ -88,7 +88,7 @@ for (const size of values.pool.split(",")) {
         `engine ${perGoal(cpu.parties.engine!)}, inside containers ${Number.isNaN(containers) ? "(not measured here)" : perGoal(containers)}; ` +
         `machine ${perGoal(cpu.machineBusy)} (${Math.round((100 * cpu.machineBusy) / cpu.machineTotal)}% busy)`,
     );
-    printPhases(metricsBefore, metricsAfter, goals.length);
+    printPhases(metricsBefore, metricsAfter, goals);
     console.log(`per EXECUTE step:                      ${stat(goals.flatMap((g) => timeInStatesList(g, "execute")))}`);
     console.log(`per model step (PLAN/GENERATE/REFINE): ${stat(goals.flatMap((g) => ["plan", "generate", "refine"].flatMap((s) => timeInStatesList(g, s))))}`);
     summary.push(
@@ -107,15 +107,17 @@ function timeInStatesList(g: GoalView, state: string): number[] {
 type Samples = Awaited<ReturnType<typeof samples>>;
 
 /** Milliseconds per goal of each step part, from the runner's histograms' sums between two scrapes. */
-function printPhases(before: Samples, after: Samples, goals: number): void {
+function printPhases(before: Samples, after: Samples, goals: GoalView[]): void {
   const sum = (xs: Samples, name: string, match: (l: Record<string, string>) => boolean) =>
     xs.filter((x) => x.name === name && match(x.labels)).reduce((n, x) => n + x.value, 0);
-  const grew = (name: string, match: (l: Record<string, string>) => boolean) => (1000 * (sum(after, name, match) - sum(before, name, match))) / goals;
+  const grew = (name: string, match: (l: Record<string, string>) => boolean) => (1000 * (sum(after, name, match) - sum(before, name, match))) / goals.length;
   const phases = ["read", "handler", "commit", "schedule"] as const;
   console.log(`per goal, by the runner's timers (ms): state: ${phases.join(" / ")}`);
+  let steps = 0;
   for (const state of ["plan", "generate", "execute", "inspect", "refine"]) {
-    const ms = phases.map((phase) => grew("loopsmith_step_phase_duration_seconds_sum", (l) => l.state === state && l.phase === phase).toFixed(1));
-    console.log(`  ${state.padEnd(9)} ${ms.join(" / ")}`);
+    const ms = phases.map((phase) => grew("loopsmith_step_phase_duration_seconds_sum", (l) => l.state === state && l.phase === phase));
+    steps += ms.reduce((a, b) => a + b, 0);
+    console.log(`  ${state.padEnd(9)} ${ms.map((m) => m.toFixed(1)).join(" / ")}`);
   }
   const runs = grew("loopsmith_sandbox_run_duration_seconds_sum", () => true);
   const executeHandler = grew("loopsmith_step_phase_duration_seconds_sum", (l) => l.state === "execute" && l.phase === "handler");
@@ -123,4 +125,18 @@ function printPhases(before: Samples, after: Samples, goals: number): void {
   // The runner times a sandbox run from the call, so a wait for the pool's container counts as the run's here
   // (not in the goal's sandbox_ms, which starts at the request).
   console.log(`  EXECUTE's handler besides its sandbox runs (pool waits in the runs) ${(executeHandler - runs).toFixed(1)} ms; the queue's hand-overs ${handOver.toFixed(1)} ms`);
+  // The control plane above, taken apart (means, where the lines above are medians): the steps' own parts,
+  // the hand-overs between them, and the part of each sandbox run that is not the goal's sandbox_ms (waiting
+  // for the pool's container to exist, taking it, inspecting and handing it back); the rest is the submit
+  // and what falls between the timers, less the move to verified's commit and what it schedules, which the steps
+  // count and the goal's wall time (it ends at that move's tape row) does not: so the rest can be negative.
+  const mean = (f: (g: GoalView) => number) => goals.reduce((n, g) => n + f(g), 0) / goals.length;
+  const plane = mean((g) => g.cost.wall_time_ms - g.cost.sandbox_ms);
+  const ownSteps = steps - runs;
+  const outsideProgram = runs - mean((g) => g.cost.sandbox_ms);
+  const rest = plane - ownSteps - handOver - outsideProgram;
+  console.log(
+    `control plane, mean ${plane.toFixed(0)} ms per goal = the steps' own work ${ownSteps.toFixed(0)} + hand-overs ${handOver.toFixed(0)} + ` +
+      `sandbox runs outside sandbox_ms ${outsideProgram.toFixed(0)} (the pool's container being made, taken, handed back) + the rest ${rest.toFixed(0)} (the submit and gaps, less the last commit)`,
+  );
 }

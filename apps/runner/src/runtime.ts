@@ -136,12 +136,14 @@ export function createRunner(deps: RunnerDeps): Runner {
     try {
       // With its tenant's count of open goals: below the cap, admission needs no count of its own.
       const began = performance.now();
+      const beganAt = Date.now();
       const goal = await readStepGoal(prisma, job.goalId);
       const admission = await admitStep(prisma, job, goal, tenantCap, stepDeps.now());
       if (admission.run) {
         if (goal) metrics.stepPhase({ state: goal.state, phase: "read", seconds: (performance.now() - began) / 1000 });
         // Once per job, when its step really starts: a step deferred by tenant fairness counts its whole wait.
-        if (spent === 0) metrics.jobStarted({ queue: QUEUES.goals, waitSeconds: (Date.now() - meta.dueAt) / 1000 });
+        // Up to the goal's read, which the step's own `read` phase counts.
+        if (spent === 0) metrics.jobStarted({ queue: QUEUES.goals, waitSeconds: (beganAt - meta.dueAt) / 1000 });
         const outcome = await runStep(stepDeps, job, goal);
         if (!outcome.done) log.info({ ...job, outcome }, "goal step skipped");
         return outcome;
