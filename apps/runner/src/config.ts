@@ -41,10 +41,10 @@ export const runnerConfigSchema = baseConfigSchema
     SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
     SANDBOX_POOL_TTL_MS: z.coerce.number().int().min(10_000).default(600_000),
     SANDBOX_POOL_MAX_IDLE_MB: z.coerce.number().int().min(0).default(2048),
-    // A handed-out container's replacement starts when its run ends, or after this long if the run is still
-    // going (a container start and an interpreter's imports would compete with the program for the CPU);
-    // 0 starts it at hand-out.
-    SANDBOX_POOL_REFILL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+    // When a handed-out container's replacement starts: 0 (the default) at hand-out, so that it is being made
+    // while the program runs and the goal's next step comes; otherwise when the run ends, or after this long
+    // if the run is still going (the program then has the CPU to itself for that long). See benchmarks.md.
+    SANDBOX_POOL_REFILL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
     SANDBOX_PREIMPORT: z
       .string()
       .regex(/^none$|^[A-Za-z_][A-Za-z0-9_.]*(,[A-Za-z_][A-Za-z0-9_.]*)*$/, 'comma-separated module names, or "none"')

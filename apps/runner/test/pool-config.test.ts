@@ -27,8 +27,8 @@ describe("SANDBOX_PREIMPORT", () => {
 });
 
 describe("SANDBOX_POOL_REFILL_DELAY_MS", () => {
-  it("defaults to a second, 0 refills at hand-out, and a negative or fractional value is refused", () => {
-    expect(pool({}).refillDelayMs).toBe(1000);
+  it("defaults to 0 (refill at hand-out), takes a delay, and a negative or fractional value is refused", () => {
+    expect(pool({}).refillDelayMs).toBe(0);
     expect(pool({ SANDBOX_POOL_REFILL_DELAY_MS: "0" }).refillDelayMs).toBe(0);
     expect(pool({ SANDBOX_POOL_REFILL_DELAY_MS: "250" }).refillDelayMs).toBe(250);
     for (const bad of ["-1", "1.5", "soon"]) expect(() => pool({ SANDBOX_POOL_REFILL_DELAY_MS: bad }), bad).toThrow(/SANDBOX_POOL_REFILL_DELAY_MS/);

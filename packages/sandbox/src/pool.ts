@@ -1,9 +1,10 @@
 // The pool: containers created and started ahead of their runs (their bootstrap waiting, optionally with
 // libraries already imported), each handed out once and removed after its run. Refilled in the background,
 // with a growing pause while the engine refuses; an idle container past the TTL or found dead is replaced.
-// A handed-out container's replacement starts once its run is over (or after refillDelayMs if the run is
-// still going): on a host of a few cores, a container start and a pandas import beside the program made
-// the run itself about 1.8x slower.
+// A handed-out container's replacement starts at hand-out (refillDelayMs 0), or once its run is over (or
+// after refillDelayMs if the run is still going). On a host of a few cores a start and a pandas import
+// beside the program make that run slower (about 1.5x for a short one), but a goal's next run comes a
+// moment after this one ends, and the replacement's head start shortens the goal (benchmarks.md).
 import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { BOOTSTRAP_PY } from "./bootstrap";

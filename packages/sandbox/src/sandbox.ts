@@ -74,7 +74,7 @@ export function createDockerSandbox(opts: {
     maxIdleBytes: 2048 * MiB,
     preimport: DEFAULT_PREIMPORT,
     maxRunMs: 30 * 60_000,
-    refillDelayMs: 1000,
+    refillDelayMs: 0,
     ...opts.pool,
   };
   const target = Math.max(0, Math.min(poolOpts.size, Math.floor(poolOpts.maxIdleBytes / limits.memoryBytes)));

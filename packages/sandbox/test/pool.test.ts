@@ -289,10 +289,24 @@ print(sorted(set(found)))
     expect(await s.run(script("print(1)"))).toMatchObject({ exitCode: 0, pooled: true });
   }, 120_000);
 
+  // The default: a goal's next run comes a moment after this one ends, so its container is made beside this run.
+  it("with refillDelayMs 0, starts the replacement for a handed-out container while its program runs", async () => {
+    const { s, runnerId } = pool(1, { refillDelayMs: 0 });
+    await s.warm({ timeoutMs: 60_000 });
+    const run = s.run(script("import time\ntime.sleep(3)\nprint('done')"));
+    // Made during the run: an idle container beside the one running, before the run is over.
+    const deadline = Date.now() + 2500;
+    while (Date.now() < deadline && (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle").length === 0) await new Promise((r) => setTimeout(r, 100));
+    expect((await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle")).toHaveLength(1);
+    expect(s.poolStats().creating || s.poolStats().idle === 1).toBe(true);
+    expect(await run).toMatchObject({ exitCode: 0, pooled: true, stdout: "done\n" });
+  }, 120_000);
+
   // A run that came while its replacement was being made went cold: a second container start beside the
   // first, on the same cores, for a run the first would have served sooner.
   it("a run that finds the pool empty while its replacement is being made waits for that container instead of starting a cold one", async () => {
-    const { s, runnerId } = pool(1);
+    // Refilled when the run ends, so that the replacement is still being made when the next run comes.
+    const { s, runnerId } = pool(1, { refillDelayMs: 1000 });
     await s.warm({ timeoutMs: 60_000 });
     expect(await s.run(script("print(1)"))).toMatchObject({ exitCode: 0, pooled: true });
     // The replacement is being made now (its refill starts when the run ends).
