@@ -294,10 +294,14 @@ print(sorted(set(found)))
     const { s, runnerId } = pool(1, { refillDelayMs: 0 });
     await s.warm({ timeoutMs: 60_000 });
     const run = s.run(script("import time\ntime.sleep(3)\nprint('done')"));
-    // Made during the run: an idle container beside the one running, before the run is over.
+    const idle = async () => (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle");
+    // Once the warm container is handed out (renamed for its run), the one made beside it is idle.
     const deadline = Date.now() + 2500;
-    while (Date.now() < deadline && (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle").length === 0) await new Promise((r) => setTimeout(r, 100));
-    expect((await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle")).toHaveLength(1);
+    while (Date.now() < deadline && (await busy(runnerId)).length === 0) await new Promise((r) => setTimeout(r, 50));
+    expect(await busy(runnerId)).toHaveLength(1);
+    while (Date.now() < deadline && (await idle()).length === 0) await new Promise((r) => setTimeout(r, 100));
+    expect(await idle()).toHaveLength(1);
+    expect(await busy(runnerId)).toHaveLength(1);
     expect(s.poolStats().creating || s.poolStats().idle === 1).toBe(true);
     expect(await run).toMatchObject({ exitCode: 0, pooled: true, stdout: "done\n" });
   }, 120_000);
