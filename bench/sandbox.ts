@@ -7,8 +7,10 @@
 // each with every hardening option of the sandbox:
 //   cold      a container started for the run: create + attach + start + run + collect + remove
 //   pooled    sandbox.run() from a pool of one (pandas pre-imported), refilling once the run is over
-//   handout   the same, refilling when the container is handed out (refillDelayMs 0): the replacement's
-//             start and pandas import share the CPU with the run
+//             (refillDelayMs 1000): the program has the CPU to itself
+//   handout   the same, refilling when the container is handed out (refillDelayMs 0, the runner's default:
+//             a goal's next run comes sooner after it): the replacement's start and pandas import share the
+//             CPU with the run
 //   floor     the least a started container can do for the program, timed from the host as the pooled run
 //             is: its PID 1 gets a line on stdin, and for trivial fork+execs `python3 -c pass`; for pandas
 //             forks its pre-imported self to run the program; for artifact does the same, then writes the
@@ -34,7 +36,7 @@ await pingDocker(docker);
 const image = sandboxImageTag();
 const runnerId = `bench-sandbox-${randomBytes(3).toString("hex")}`;
 const cold = createDockerSandbox({ docker, image, runnerId });
-const pooled = createDockerSandbox({ docker, image, runnerId, pool: { size: 1 } });
+const pooled = createDockerSandbox({ docker, image, runnerId, pool: { size: 1, refillDelayMs: 1000 } });
 const handout = createDockerSandbox({ docker, image, runnerId, pool: { size: 1, refillDelayMs: 0 } });
 pooled.start();
 handout.start();
@@ -43,7 +45,7 @@ const offered = (await engineRuntimes(docker)).runtimes;
 const gvisor = values.runtimes.split(",").includes("runsc") && offered.includes("runsc");
 if (!gvisor) console.log(`(no runsc path: ${offered.includes("runsc") ? "not asked for (--runtimes)" : `the engine offers ${offered.join(", ")}`})`);
 const coldRunsc = createDockerSandbox({ docker, image, runnerId, ociRuntime: "runsc" });
-const pooledRunsc = createDockerSandbox({ docker, image, runnerId, pool: { size: 1 }, ociRuntime: "runsc" });
+const pooledRunsc = createDockerSandbox({ docker, image, runnerId, pool: { size: 1, refillDelayMs: 1000 }, ociRuntime: "runsc" });
 if (gvisor) pooledRunsc.start();
 
 const L = DEFAULT_LIMITS;
