@@ -293,10 +293,11 @@ print(sorted(set(found)))
   it("with refillDelayMs 0, starts the replacement for a handed-out container while its program runs", async () => {
     const { s, runnerId } = pool(1, { refillDelayMs: 0 });
     await s.warm({ timeoutMs: 60_000 });
-    const run = s.run(script("import time\ntime.sleep(3)\nprint('done')"));
+    // Long enough for a loaded machine to create the replacement well before the program ends.
+    const run = s.run(script("import time\ntime.sleep(6)\nprint('done')"));
     const idle = async () => (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle");
     // Once the warm container is handed out (renamed for its run), the one made beside it is idle.
-    const deadline = Date.now() + 2500;
+    const deadline = Date.now() + 5000;
     while (Date.now() < deadline && (await busy(runnerId)).length === 0) await new Promise((r) => setTimeout(r, 50));
     expect(await busy(runnerId)).toHaveLength(1);
     while (Date.now() < deadline && (await idle()).length === 0) await new Promise((r) => setTimeout(r, 100));
