@@ -38,6 +38,7 @@ const script = (source: string, extra: Partial<RunRequest> = {}): RunRequest => 
 });
 
 const busy = async (runnerId: string) => (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) !== "idle");
+const idle = async (runnerId: string) => (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle");
 
 describe("sandbox pool", () => {
   it("uses a container for one run only: what a program leaves in /tmp or /work is not there for the next", async () => {
@@ -194,7 +195,7 @@ print(sorted(set(found)))
     const { s, runnerId } = pool(1);
     for (let round = 0; round < 2; round++) {
       await s.warm({ timeoutMs: 60_000 });
-      const [victim] = (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle");
+      const [victim] = await idle(runnerId);
       expect(victim).toBeDefined();
       await docker.getContainer(victim!.Id).kill({ signal: "SIGKILL" });
       // At once, before the pool may have heard of it (round 0), and once it surely has (round 1).
@@ -282,7 +283,7 @@ print(sorted(set(found)))
     const run = s.run(script("import time\ntime.sleep(1.5)\nprint('done')"));
     await new Promise((r) => setTimeout(r, 800));
     expect(s.poolStats()).toMatchObject({ idle: 0, creating: false });
-    expect((await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle")).toEqual([]);
+    expect(await idle(runnerId)).toEqual([]);
     expect(await run).toMatchObject({ exitCode: 0, pooled: true });
     expect(s.poolStats().creating || s.poolStats().idle === 1).toBe(true);
     await s.warm({ timeoutMs: 60_000 });
@@ -295,13 +296,12 @@ print(sorted(set(found)))
     await s.warm({ timeoutMs: 60_000 });
     // Long enough for a loaded machine to create the replacement well before the program ends.
     const run = s.run(script("import time\ntime.sleep(6)\nprint('done')"));
-    const idle = async () => (await containersOf(runnerId)).filter((c) => sandboxPurpose(c) === "idle");
     // Once the warm container is handed out (renamed for its run), the one made beside it is idle.
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && (await busy(runnerId)).length === 0) await new Promise((r) => setTimeout(r, 50));
     expect(await busy(runnerId)).toHaveLength(1);
-    while (Date.now() < deadline && (await idle()).length === 0) await new Promise((r) => setTimeout(r, 100));
-    expect(await idle()).toHaveLength(1);
+    while (Date.now() < deadline && (await idle(runnerId)).length === 0) await new Promise((r) => setTimeout(r, 100));
+    expect(await idle(runnerId)).toHaveLength(1);
     expect(await busy(runnerId)).toHaveLength(1);
     expect(s.poolStats().creating || s.poolStats().idle === 1).toBe(true);
     expect(await run).toMatchObject({ exitCode: 0, pooled: true, stdout: "done\n" });
