@@ -3,6 +3,7 @@ import { baseConfigSchema, parseConfig } from "@loopsmith/core";
 import { modelConfigSchema, pricingConfigSchema } from "@loopsmith/models";
 import { metricsConfigSchema } from "@loopsmith/metrics";
 import { KEY_ID } from "@loopsmith/receipts";
+import { DEFAULT_POOL_OPTIONS, MiB } from "@loopsmith/sandbox";
 import { stepRetryConfigSchema } from "@loopsmith/schemas";
 import { webhookConfigSchema } from "@loopsmith/webhooks";
 import { parseSigningKey } from "./receipt-key";
@@ -39,16 +40,16 @@ export const runnerConfigSchema = baseConfigSchema
     // interpreter imports (comma-separated; "none" turns pre-import off: every program in a pristine process.
     // Not "": an empty variable means unset, like every other, and unset is the default).
     SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
-    SANDBOX_POOL_TTL_MS: z.coerce.number().int().min(10_000).default(600_000),
-    SANDBOX_POOL_MAX_IDLE_MB: z.coerce.number().int().min(0).default(2048),
+    SANDBOX_POOL_TTL_MS: z.coerce.number().int().min(10_000).default(DEFAULT_POOL_OPTIONS.ttlMs),
+    SANDBOX_POOL_MAX_IDLE_MB: z.coerce.number().int().min(0).default(DEFAULT_POOL_OPTIONS.maxIdleBytes / MiB),
     // When a handed-out container's replacement starts: 0 (the default) at hand-out, so that it is being made
     // while the program runs and the goal's next step comes; otherwise when the run ends, or after this long
     // if the run is still going (the program then has the CPU to itself for that long). See benchmarks.md.
-    SANDBOX_POOL_REFILL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+    SANDBOX_POOL_REFILL_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(DEFAULT_POOL_OPTIONS.refillDelayMs),
     SANDBOX_PREIMPORT: z
       .string()
       .regex(/^none$|^[A-Za-z_][A-Za-z0-9_.]*(,[A-Za-z_][A-Za-z0-9_.]*)*$/, 'comma-separated module names, or "none"')
-      .default("numpy,pandas"),
+      .default(DEFAULT_POOL_OPTIONS.preimport.join(",")),
     // A job whose runner stops renewing its lock (the process died) is handed to another runner once the
     // lock has lapsed (renewed every WORKER_LOCK_MS / 2, so 1/2 to 1 lock after the death) and a stalled-
     // job check has seen it twice: BullMQ's check marks the active jobs on one pass and moves those still
@@ -145,7 +146,7 @@ export function sandboxPoolOptions(
     size: config.SANDBOX_POOL_SIZE ?? config.RUNNER_CONCURRENCY,
     ttlMs: config.SANDBOX_POOL_TTL_MS,
     refillDelayMs: config.SANDBOX_POOL_REFILL_DELAY_MS,
-    maxIdleBytes: config.SANDBOX_POOL_MAX_IDLE_MB * 1024 * 1024,
+    maxIdleBytes: config.SANDBOX_POOL_MAX_IDLE_MB * MiB,
     preimport: config.SANDBOX_PREIMPORT === "none" ? [] : config.SANDBOX_PREIMPORT.split(",").filter((m) => m.length > 0),
   };
 }

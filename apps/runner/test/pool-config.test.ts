@@ -1,6 +1,7 @@
 // The sandbox pool's settings as the runner reads them from its environment.
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "@loopsmith/core";
+import { DEFAULT_POOL_OPTIONS } from "@loopsmith/sandbox";
 import { runnerConfigSchema, sandboxPoolOptions } from "../src/config";
 
 const pool = (env: Record<string, string>) => sandboxPoolOptions(parseConfig(runnerConfigSchema, env));
@@ -23,6 +24,15 @@ describe("SANDBOX_PREIMPORT", () => {
   it("sizes the pool from RUNNER_CONCURRENCY unless SANDBOX_POOL_SIZE says otherwise", () => {
     expect(pool({ RUNNER_CONCURRENCY: "3" }).size).toBe(3);
     expect(pool({ RUNNER_CONCURRENCY: "3", SANDBOX_POOL_SIZE: "0" }).size).toBe(0);
+  });
+});
+
+describe("the pool's defaults", () => {
+  it("are the sandbox library's, pool size aside (the runner's concurrency)", () => {
+    const { size, maxRunMs, ...library } = DEFAULT_POOL_OPTIONS;
+    expect({ size, maxRunMs }).toEqual({ size: 0, maxRunMs: 30 * 60_000 });
+    expect(pool({ RUNNER_CONCURRENCY: "2" })).toEqual({ ...library, size: 2, preimport: ["numpy", "pandas"] });
+    expect(library).toMatchObject({ ttlMs: 600_000, maxIdleBytes: 2048 * 1024 * 1024, refillDelayMs: 0 });
   });
 });
 

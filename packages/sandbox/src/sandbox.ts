@@ -9,14 +9,16 @@ import { DEADLINE_SLACK_MS, SANDBOX_NAME_PREFIX, createContainers } from "./cont
 import { execute } from "./execute";
 import { packInputs, startAttached } from "./io";
 import { createPool } from "./pool";
-import { DEFAULT_LIMITS, DEFAULT_PREIMPORT, MiB, type PoolOptions, type PooledSandbox, type RunRequest, type RunResult, type SandboxLimits, type SandboxLog } from "./types";
+import { DEFAULT_LIMITS, DEFAULT_POOL_OPTIONS, type PoolOptions, type PooledSandbox, type RunRequest, type RunResult, type SandboxLimits, type SandboxLog } from "./types";
 import { validate } from "./validate";
 
 export {
   BOOTSTRAP_CAPS,
   DEFAULT_LIMITS,
+  DEFAULT_POOL_OPTIONS,
   DEFAULT_PREIMPORT,
   JUDGE_UID,
+  MiB,
   SANDBOX_INPUT_DIR,
   SANDBOX_OUTPUT_DIR,
   SANDBOX_UID,
@@ -68,15 +70,7 @@ export function createDockerSandbox(opts: {
   const ociRuntime = opts.ociRuntime ?? "runc";
   const runtime = opts.runtime ?? "python";
   const limits: Readonly<SandboxLimits> = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
-  const poolOpts: PoolOptions = {
-    size: 0,
-    ttlMs: 10 * 60_000,
-    maxIdleBytes: 2048 * MiB,
-    preimport: DEFAULT_PREIMPORT,
-    maxRunMs: 30 * 60_000,
-    refillDelayMs: 0,
-    ...opts.pool,
-  };
+  const poolOpts: PoolOptions = { ...DEFAULT_POOL_OPTIONS, ...opts.pool };
   const target = Math.max(0, Math.min(poolOpts.size, Math.floor(poolOpts.maxIdleBytes / limits.memoryBytes)));
   const containers = createContainers({ docker, image, runnerId, namespace: opts.namespace, limits, ociRuntime, log });
   const pool = createPool({ containers, options: poolOpts, target, log });

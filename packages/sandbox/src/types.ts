@@ -214,15 +214,26 @@ export interface PoolOptions {
   /** The longest run a pool container takes (its deadline label covers ttlMs + this); longer runs go cold. */
   maxRunMs: number;
   /**
-   * How long the replacement for a handed-out container waits for the run to end: a container start and
-   * a pre-import compete with the program for the CPU, so the pool refills once the run is over, or after
-   * this long if it is not (a long run must not leave the pool empty for a concurrent one). 0: refill at
-   * hand-out.
+   * When the replacement for a handed-out container starts. 0: at hand-out, so it is being made while the
+   * program runs and the goal's next steps come (the goal's next run then waits least). Otherwise once
+   * the run ends, or after this long if it has not (a long run must not leave the pool empty for a
+   * concurrent one): the program then has the CPU to itself, without a container start and a pre-import
+   * beside it, at the cost of the next run's wait.
    */
   refillDelayMs: number;
 }
 
 export const DEFAULT_PREIMPORT: readonly string[] = Object.freeze(["numpy", "pandas"]);
+
+/** The pool's settings where the owner gives none (the runner's SANDBOX_POOL_* defaults are these). */
+export const DEFAULT_POOL_OPTIONS: Readonly<PoolOptions> = Object.freeze({
+  size: 0,
+  ttlMs: 10 * 60_000,
+  maxIdleBytes: 2048 * MiB,
+  preimport: DEFAULT_PREIMPORT,
+  maxRunMs: 30 * 60_000,
+  refillDelayMs: 0,
+});
 
 /** A Sandbox whose pool the owner starts (after its leftover sweep) and drains (on shutdown). */
 export interface PooledSandbox extends Sandbox {
