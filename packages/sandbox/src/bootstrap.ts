@@ -167,20 +167,58 @@ def place_owners(names, req):
             own(rel, JUDGE_UID, 0o700)
         for rel in [n for n in names if n.startswith(judge + "/")]:
             own(rel, JUDGE_UID, 0o600)
+    guarded = [os.path.join(WORK, rel) for rel in names if rel in protect]
     for d in sorted(sticky, key=len, reverse=True):
         own(d, 0, 0o1777)
+        guarded.append(os.path.join(WORK, d) if d else WORK)
         if req.get("isolate") and not os.path.lexists(os.path.join(WORK, d, "node_modules")) and (d == "" or not d.startswith(".")):
-            os.mkdir(os.path.join(WORK, d, "node_modules"), 0o755)
+            guarded += placeholder(os.path.join(WORK, d, "node_modules"))
     if req.get("isolate"):
         home = "/tmp/home"
         os.mkdir(home, 0o755)
         os.chmod(home, 0o1777)
+        guarded.append(home)
         for name in (".node_modules", ".node_libraries", ".local"):
-            os.mkdir(os.path.join(home, name), 0o755)
+            guarded += placeholder(os.path.join(home, name))
         with open(os.path.join(home, ".npmrc"), "x"):
             pass
         os.chmod(os.path.join(home, ".npmrc"), 0o444)
-        os.mkdir("/tmp/.loopsmith-pycache", 0o755)
+        guarded.append(os.path.join(home, ".npmrc"))
+        guarded += placeholder("/tmp/.loopsmith-pycache")
+    return {path: identity(path) for path in guarded}
+
+
+def placeholder(path):
+    # A root's directory the program cannot fill, with a root's file in it: a rename over a directory
+    # that is not empty fails under every kernel (gVisor lets a rename replace another uid's entry in a
+    # sticky directory, which runc's kernel refuses).
+    os.mkdir(path, 0o755)
+    keep = os.path.join(path, ".loopsmith-placeholder")
+    with open(keep, "x"):
+        pass
+    os.chmod(keep, 0o444)
+    return [path, keep]
+
+
+def identity(path):
+    st = os.lstat(path)
+    return (st.st_dev, st.st_ino, st.st_uid)
+
+
+def replaced(guarded):
+    # What place_owners made root's and the program may not replace, no longer the same file: gVisor lets
+    # a rename put the program's own file in a protected file's place (the sticky bit does not stop it),
+    # and a replaced file's original is gone for good (the program can link neither it nor its /proc
+    # descriptor), so comparing identities after every process of the run is dead tells.
+    out = []
+    for path, ident in guarded.items():
+        try:
+            same = identity(path) == ident
+        except OSError:
+            same = False
+        if not same:
+            out.append(os.path.relpath(path, WORK) if path.startswith(WORK + "/") else path)
+    return out
 
 
 # Every path component under /work is opened relative to its parent's descriptor and never followed as
@@ -621,10 +659,11 @@ def wait_early_sigchld(pid, done_r):
         os.close(wake_w)
 
 
-def start_judge(judge, env, to_program, from_program):
+def start_judge(judge, env, to_program, from_program, output):
     # The judge: a check's own process (its tests, its harness), under its own uid, in its own
     # directory, talking to the program only through the two pipes it gets at 3 (to the program) and 4
     # (from it). Forked after the request arrived, so it exec's at once: nothing of this process stays.
+    # output: the relay's stdout and stderr pipes (see relay), or [] to write to the container's own.
     pid = os.fork()
     if pid != 0:
         return pid
@@ -632,6 +671,9 @@ def start_judge(judge, env, to_program, from_program):
         null = os.open("/dev/null", os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
+        for fd, target in zip(output, (1, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
         drop_privileges(JUDGE_UID)
         # Everything the judge creates (the tests' temporary files, bytecode, reports) is its own alone,
         # unless it hands a file over (test_suite's bridge does, for a path the tests pass the program).
@@ -744,7 +786,7 @@ def main():
     stdin.close()
     os.makedirs(os.path.join(WORK, "inputs"), exist_ok=True)
     os.makedirs(OUT, exist_ok=True)
-    place_owners(names, req)
+    guarded = place_owners(names, req)
     env = dict(os.environ)
     env.update(req["env"])
     judge = req.get("judge")
@@ -759,10 +801,11 @@ def main():
         give = [ch_w]
         drainer = threading.Thread(target=drain, args=(ch_r, 1 << 20, channel), daemon=True)
         drainer.start()
-    relays = []
+    relays, relay_w = [], []
     if req.get("relayOutput"):
         pipes = [os.pipe(), os.pipe()]
-        give = [w for _, w in pipes] + give
+        relay_w = [w for _, w in pipes]
+        give = relay_w + give
         for (r, _), dst in zip(pipes, (1, 2)):
             t = threading.Thread(target=relay, args=(r, dst), daemon=True)
             t.start()
@@ -775,12 +818,14 @@ def main():
     except OSError:
         pass  # the child is gone (killed from inside the container?): its status says what happened
     for fd in give:
-        os.close(fd)
+        if not (judge and fd in relay_w):
+            os.close(fd)
     judge_code = None
     if judge:
-        jpid = start_judge(judge, env, j2p_w, p2j_r)
-        os.close(j2p_w)
-        os.close(p2j_r)
+        # The judge's output goes through the relay too (its report is a file, but what it prints is shown).
+        jpid = start_judge(judge, env, j2p_w, p2j_r, relay_w)
+        for fd in [j2p_w, p2j_r] + relay_w:
+            os.close(fd)
         _, status = os.waitpid(jpid, 0)
         judge_code = os.waitstatus_to_exitcode(status)
         if judge_code < 0:
@@ -810,6 +855,9 @@ def main():
         t.join(10)
     files, errors = collect(req["limits"])
     head = {"exitCode": code}
+    gone = replaced(guarded)
+    if gone:
+        head["replaced"] = gone
     if judge:
         jerrors = []
         head["judge"] = {"exitCode": judge_code, "files": collect_judge(judge, req["limits"]["maxFileBytes"], jerrors), "errors": jerrors}

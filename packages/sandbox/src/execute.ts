@@ -70,6 +70,7 @@ export async function execute(
   let artifacts: Artifact[] = [];
   let judge: JudgeResult | undefined;
   let channel: RunResult["channel"];
+  let protectedReplaced: string[] | undefined;
   if (timedOut) {
     exitCode = 124;
     artifactErrors.push(`timed out after ${req.timeoutMs} ms: no artifacts collected`);
@@ -92,6 +93,7 @@ export async function execute(
     artifactErrors.push(...parsed.errors);
     judge = parsed.judge;
     channel = parsed.channel;
+    protectedReplaced = parsed.protectedReplaced;
   }
 
   // The program's bytes become strings here; nothing unstorable leaves this function.
@@ -120,6 +122,7 @@ export async function execute(
     pooled,
     ...(judge ? { judge: { ...judge, errors: judge.errors.map((m) => clean.clean("a judge error message", m)) } } : {}),
     ...(channel ? { channel: { text: clean.clean("the channel", channel.text), clipped: channel.clipped } } : {}),
+    ...(protectedReplaced ? { protectedReplaced: protectedReplaced.map((p) => clean.clean("a replaced path", p)) } : {}),
     notes: clean.notes,
   };
   log?.info(

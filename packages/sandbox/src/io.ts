@@ -192,20 +192,22 @@ export function captureOutput(io: Io, limits: Readonly<SandboxLimits>): RunOutpu
 export async function parseTrailer(
   trailer: BoundedBuffer,
   limits: SandboxLimits,
-): Promise<{ exitCode?: number; artifacts: Artifact[]; errors: string[]; judge?: JudgeResult; channel?: { text: string; clipped: boolean } }> {
+): Promise<{ exitCode?: number; artifacts: Artifact[]; errors: string[]; judge?: JudgeResult; channel?: { text: string; clipped: boolean }; protectedReplaced?: string[] }> {
   const errors: string[] = [];
   const buf = trailer.value();
   const nl = buf.indexOf(0x0a);
   let exitCode: number | undefined;
   let judge: JudgeResult | undefined;
   let channel: { text: string; clipped: boolean } | undefined;
+  let protectedReplaced: string[] | undefined;
   try {
-    const head = JSON.parse(buf.subarray(0, nl < 0 ? buf.length : nl).toString("utf8")) as { exitCode?: unknown; errors?: unknown; judge?: unknown; channel?: unknown };
+    const head = JSON.parse(buf.subarray(0, nl < 0 ? buf.length : nl).toString("utf8")) as { exitCode?: unknown; errors?: unknown; judge?: unknown; channel?: unknown; replaced?: unknown };
     if (typeof head.exitCode === "number") exitCode = head.exitCode;
     if (Array.isArray(head.errors)) errors.push(...head.errors.map(String));
     judge = judgeOf(head.judge, limits);
     const ch = head.channel as { text?: unknown; clipped?: unknown } | undefined;
     if (ch && typeof ch.text === "string") channel = { text: ch.text, clipped: ch.clipped === true };
+    if (Array.isArray(head.replaced) && head.replaced.length > 0) protectedReplaced = head.replaced.map(String);
   } catch {
     return { artifacts: [], errors: ["artifact trailer is malformed: no artifacts collected"] };
   }
@@ -239,7 +241,7 @@ export async function parseTrailer(
     errors.push(`artifact tar is malformed (${(e as Error).message}): later artifacts are missing`);
   }
   artifacts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { exitCode, artifacts, errors, ...(judge ? { judge } : {}), ...(channel ? { channel } : {}) };
+  return { exitCode, artifacts, errors, ...(judge ? { judge } : {}), ...(channel ? { channel } : {}), ...(protectedReplaced ? { protectedReplaced } : {}) };
 }
 
 /** The judge's part of a trailer's head line, checked as strictly as the artifacts (a forged trailer gets nothing). */

@@ -127,6 +127,13 @@ export interface RunResult {
   /** issue 26: what the program wrote to its channel (RunRequest.channel), up to 1 MiB. */
   channel?: { text: string; clipped: boolean };
   /**
+   * What the bootstrap made root's for the run (RunRequest.protect's files, the directories above them,
+   * an isolated run's placeholders) and found replaced by another file afterwards: paths under /work
+   * relative to it, others absolute. Only a kernel that lets a rename replace another uid's entry in a
+   * sticky directory (gVisor does) allows it; a replaced file's original cannot be put back.
+   */
+  protectedReplaced?: string[];
+  /**
    * What was changed so that the output can be stored (NUL shown as U+2400, invalid UTF-8 and unpaired
    * surrogates as U+FFFD), one line per field. Every string of a RunResult is storable in Postgres text and jsonb.
    */

@@ -179,6 +179,20 @@ describe.each(cases)("docker sandbox under %s, %s", (ociRuntime, kind) => {
     expect(Date.now() - t0).toBeLessThan(15_000);
   });
 
+  test("clips a judge's huge stdout like the program's, keeping head and tail", async () => {
+    // Under gVisor a single write of 2 MB to the container's stdout arrived clipped to what one write took,
+    // the rest dropped: the judge's output goes through the bootstrap's relay like the program's.
+    const judge = "import sys\nsys.stdout.write('J' + 'x' * 2_000_000)\nprint('JUDGE END')\n";
+    const res = await py("pass\n", {
+      workFiles: [{ path: ".judge/judge.py", content: Buffer.from(judge) }],
+      judge: { dir: ".judge", command: ["python3", "-I", "judge.py"] },
+    });
+    expect(res.judge?.exitCode, res.stderr).toBe(0);
+    const total = 1 + 2_000_000 + "JUDGE END\n".length;
+    expect(res.stdoutTruncatedBytes).toBe(total - 64 * 1024);
+    expect(res.stdout).toMatch(/^Jx+\n…\[clipped \d+ bytes\]…\nx+JUDGE END\n$/);
+  });
+
   test("clips huge stdout, keeping head and tail", async () => {
     const res = await py("import sys\nsys.stdout.write('H' + 'x' * 2_000_000)\nprint('THE END')\n");
     expect(res.exitCode).toBe(0);

@@ -77,8 +77,11 @@ export function runCheck(spec: CheckSpec, ctx: VerifyContext, runs?: VerifyConte
       const result = def.run(params, { ...ctx, ...(group === undefined ? {} : { runs: group }), visibility: view });
       const findings = (Array.isArray(result.findings) ? result.findings : []).slice(0, MAX_FINDINGS);
       const publicMessage = result.publicMessage ?? (def.publicMessages ? String(result.message) : undefined);
-      const tampered = typeof result.tampered === "string" && result.tampered !== "" ? result.tampered : undefined;
-      return { passed: result.passed === true, message: String(result.message), publicMessage, findings, tampered };
+      // A run that replaced what it was given read-only (gVisor lets a rename do it: see the sandbox's
+      // RunResult.protectedReplaced) is tampering whatever the check made of it.
+      const replaced = (group ?? ctx.runs).flatMap((r) => r.protectedReplaced ?? []);
+      const tampered = replaced.length > 0 ? `the run replaced files it was given read-only: ${listQuoted([...new Set(replaced)])}` : typeof result.tampered === "string" && result.tampered !== "" ? result.tampered : undefined;
+      return { passed: tampered === undefined && result.passed === true, message: String(result.message), publicMessage, findings, tampered };
     } catch (e) {
       // The error text may quote params, so a hidden check only says that it crashed.
       return { passed: false, message: `check threw: ${errorText(e)}`, publicMessage: "the check could not be evaluated (it crashed); it counts as failed", findings: [] };

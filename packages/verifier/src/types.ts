@@ -21,6 +21,8 @@ export interface RunEvidence {
   judge?: { exitCode: number; files: NamedFile[]; errors: string[] };
   /** issue 26: what the run wrote to its channel (CheckRunRequest.channel), as text. */
   channel?: { text: string; clipped: boolean };
+  /** Files and directories the run was given read-only (CheckRunRequest.protect, isolate's placeholders) that it replaced. */
+  protectedReplaced?: string[];
   /** Which repetition of a check's runs this run belongs to (a check with `repeat` above 1), from 0. */
   repetition?: number;
 }

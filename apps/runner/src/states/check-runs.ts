@@ -30,6 +30,7 @@ function evidenceOf(run: RunResult): RunEvidence {
     artifactErrors: run.artifactErrors,
     ...(run.judge ? { judge: { exitCode: run.judge.exitCode, files: run.judge.files.map((f) => ({ name: f.name, content: f.content })), errors: run.judge.errors } } : {}),
     ...(run.channel ? { channel: run.channel } : {}),
+    ...(run.protectedReplaced ? { protectedReplaced: run.protectedReplaced } : {}),
   };
 }
 
