@@ -920,3 +920,24 @@ describe("command: repeat", () => {
     expect(o.flaky).toBeUndefined();
   });
 });
+
+describe("a run that replaced what it was given read-only", () => {
+  // gVisor lets a rename replace a root's file in a sticky directory; the sandbox reports it
+  // (RunResult.protectedReplaced) and the verdict is tampering, whatever the command's own outcome.
+  it("is tampering even when every test passed, naming what was replaced; the same run without it passes", () => {
+    const honest = pytestRun([{ name: "test_a" }, { name: "test_b" }]);
+    expect(judge({ run: "pytest" }, [honest]).passed).toBe(true);
+    const o = judge({ run: "pytest" }, [{ ...honest, protectedReplaced: ["tests/test_calc.py", "/tmp/home/.npmrc"] }]);
+    expectTampered(o, 'the run replaced files it was given read-only: "tests/test_calc.py", "/tmp/home/.npmrc"');
+    expect(judge({ run: "exec", args: ["true"] }, [run({ protectedReplaced: [".loopsmith-judge/loopsmith_exec.py"] })]).passed).toBe(false);
+  });
+
+  it("in any repetition fails the check", () => {
+    const honest = nodeRun([{ name: "adds" }]);
+    const runs = [0, 1, 2].map((repetition) => ({ ...honest, repetition, ...(repetition === 2 ? { protectedReplaced: ["test/sum.test.ts"] } : {}) }));
+    expect(judge({ run: "node_test", repeat: 3 }, runs.map((r) => ({ ...r, protectedReplaced: undefined }))).passed).toBe(true);
+    const o = judge({ run: "node_test", repeat: 3 }, runs);
+    expect(o.passed).toBe(false);
+    expect(o.tampered).toMatch(/test\/sum\.test\.ts/);
+  });
+});
