@@ -10,7 +10,7 @@
 //
 // Exits 1 when a bypass was verified or a right solution was not.
 import { parseArgs } from "node:util";
-import { RIGHT, runRight, runTrick, TRICKS, type Family } from "../tests/exploits/judge/battery";
+import { RIGHT, runRight, runTrick, tamperExpected, TRICKS, type Family } from "../tests/exploits/judge/battery";
 import { startLoop } from "../tests/support/loop";
 
 const { values } = parseArgs({ options: { only: { type: "string" } } });
@@ -19,18 +19,19 @@ const started = Date.now();
 try {
   const tricks = Object.entries(TRICKS).filter(([name]) => values.only === undefined || name.includes(values.only));
   let bypasses = 0;
-  let tamperExpected = 0;
+  let tampersExpected = 0;
   let tamperSeen = 0;
   console.log(`${"trick".padEnd(26)} ${"family".padEnd(11)} ${"state".padEnd(9)} ${"tampered".padEnd(9)} verdict`);
   for (const [name, trick] of tricks) {
     const { goal, outcome } = await runTrick(loop, trick);
     const tampered = outcome.message.startsWith("tampered: ");
     if (goal.state === "verified") bypasses++;
-    if (trick.tampered) {
-      tamperExpected++;
+    const expected = tamperExpected(trick, goal.executions[0]?.sandbox_runtime);
+    if (expected) {
+      tampersExpected++;
       if (tampered) tamperSeen++;
     }
-    const flag = goal.state === "verified" ? "  <-- BYPASS" : trick.tampered && !tampered ? "  <-- tampering not seen" : "";
+    const flag = goal.state === "verified" ? "  <-- BYPASS" : expected && !tampered ? "  <-- tampering not seen" : "";
     console.log(`${name.padEnd(26)} ${trick.family.padEnd(11)} ${goal.state.padEnd(9)} ${(tampered ? "yes" : "no").padEnd(9)} ${outcome.message.split("\n")[0]!.slice(0, 110)}${flag}`);
   }
   const families = [...new Set(tricks.map(([, t]) => t.family))] as Family[];
@@ -43,7 +44,7 @@ try {
   console.log("");
   console.log(`bypasses verified: ${bypasses} of ${tricks.length}`);
   console.log(`right solutions verified: ${right} of ${families.length} (families: ${families.join(", ")}; ${Object.keys(RIGHT).length} in the battery)`);
-  console.log(`tampering seen where expected: ${tamperSeen} of ${tamperExpected}`);
+  console.log(`tampering seen where expected: ${tamperSeen} of ${tampersExpected}`);
   console.log(`(${Math.round((Date.now() - started) / 1000)} s on ${new Date().toISOString().slice(0, 10)})`);
   process.exitCode = bypasses > 0 || right < families.length ? 1 : 0;
 } finally {
