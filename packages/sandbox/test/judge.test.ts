@@ -62,10 +62,14 @@ print(os.getuid(), os.getppid() != 1)
     expect(lines.at(-1)).toBe("10001 True");
     const got = lines.slice(0, -1);
     expect(got).toHaveLength(12);
-    // Every attempt refused: EACCES or EPERM, never READ, ATTACHED or SENT.
-    for (const line of got) expect(line).toMatch(/ (EACCES|EPERM)$/);
+    // Every attempt refused: EACCES or EPERM, never READ, ATTACHED or SENT. gVisor shows a non-dumpable
+    // process's environment and memory map to other uids (tests/exploits/pid1-reach.test.ts asserts that
+    // they hold nothing the program lacks); its memory, descriptors, tracing and signals stay refused.
+    const gvisorShows = (line: string) => SUITE_RUNTIME === "runsc" && / (environ|maps) READ$/.test(line);
+    for (const line of got) if (!gvisorShows(line)) expect(line).toMatch(/ (EACCES|EPERM)$/);
   });
 
+  // A rename of the program's own file over a protected one: protected-replace.test.ts, under each runtime.
   it("protected files stay root's and read-only for the whole run; the program may add files beside them", async () => {
     const res = await py(
       `
@@ -81,7 +85,6 @@ attempt("unlink", lambda: os.unlink("tests/test_x.py"))
 attempt("rename", lambda: os.rename("tests/test_x.py", "tests/moved.py"))
 attempt("chmod", lambda: os.chmod("tests/test_x.py", 0o666))
 attempt("rename dir", lambda: os.rename("tests", "elsewhere"))
-attempt("replace", lambda: os.replace("mine.py", "tests/test_x.py"))
 attempt("add beside", lambda: open("tests/new.py", "w").write("y"))
 attempt("node_modules", lambda: open("node_modules/x.js", "w").write("y"))
 attempt("own file", lambda: open("mine.py", "a").write("z"))
@@ -103,7 +106,6 @@ attempt("pycache", lambda: open("/tmp/.loopsmith-pycache/x.pyc", "w").write("y")
       "rename PermissionError",
       "chmod PermissionError",
       "rename dir PermissionError",
-      "replace PermissionError",
       "add beside DONE",
       "node_modules PermissionError",
       "own file DONE",
